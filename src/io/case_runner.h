@@ -1,0 +1,36 @@
+// Runs or checks a loaded case file through the public operation path, and writes its outputs.
+#ifndef ATBX_IO_CASE_RUNNER_H
+#define ATBX_IO_CASE_RUNNER_H
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "atbx/context.h"
+#include "atbx/status.h"
+#include "io/case_file.h"
+#include "rules/rule.h"
+
+namespace atbx::io {
+
+struct CaseOutcome {
+    Status status;                             // NO_ERROR, or the first violation
+    std::vector<rules::Violation> violations;  // every violation of the first failing stage
+    std::string kernel;                        // the kernel that ran
+    double seconds = 0.0;                      // Execute's wall time
+    std::vector<HostTensor> outputs;           // ATB outputs, then the inputs updated in place
+};
+
+// Validates the case without executing it.
+CaseOutcome CheckCase(const CaseFile& c);
+// Validates, plans and executes the case. Throws IoError when the case lists the wrong number of outputs.
+CaseOutcome RunCase(const CaseFile& c, Backend backend, int threads);
+
+// Writes outputs[i] to dir / c.outputFiles[i]; each file appears whole or not at all, and no file appears
+// unless every file was written.
+void WriteOutputs(const CaseFile& c, const std::vector<HostTensor>& outputs,
+                  const std::filesystem::path& dir);
+
+}  // namespace atbx::io
+
+#endif  // ATBX_IO_CASE_RUNNER_H

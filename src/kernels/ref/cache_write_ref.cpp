@@ -1,0 +1,53 @@
+#include "kernels/ref/cache_write_ref.h"
+
+#include <cstring>
+
+#include "plan/element.h"
+
+namespace atbx::kernels::ref {
+namespace {
+
+using plan::CacheWriteStream;
+using plan::RowWrite;
+
+void CopyRow(const CacheWriteStream& stream, const RowWrite& row, int64_t elementSize) {
+    const auto* src = static_cast<const char*>(stream.src);
+    auto* dst = static_cast<char*>(stream.dst);
+    for (int64_t c = 0; c < stream.channels; ++c) {
+        const int64_t to =
+            plan::ChannelOffset(row.dstOffset, c, stream.dstChannelTile, stream.dstChannelTileStride);
+        std::memcpy(dst + to * elementSize, src + (row.srcOffset + c) * elementSize, elementSize);
+    }
+}
+
+// Mean of row.srcRows rows, summed and divided in fp32 as ATB's kernel does, then rounded to the cache dtype.
+void WriteMean(const CacheWriteStream& stream, const RowWrite& row) {
+    for (int64_t c = 0; c < stream.channels; ++c) {
+        float sum = 0.0f;
+        for (int32_t r = 0; r < row.srcRows; ++r) {
+            sum += static_cast<float>(
+                plan::LoadElement(stream.src, stream.dtype, row.srcOffset + r * row.srcRowStride + c));
+        }
+        const float mean = sum / static_cast<float>(row.srcRows);
+        const int64_t to =
+            plan::ChannelOffset(row.dstOffset, c, stream.dstChannelTile, stream.dstChannelTileStride);
+        plan::StoreElement(stream.dst, stream.dtype, to, mean);
+    }
+}
+
+}  // namespace
+
+void ExecuteCacheWrites(const plan::CacheWritePlan& plan) {
+    for (const CacheWriteStream& stream : plan.streams) {
+        const auto elementSize = static_cast<int64_t>(DataTypeSize(stream.dtype));
+        for (const RowWrite& row : stream.rows) {
+            if (row.srcRows > 1) {
+                WriteMean(stream, row);
+            } else {
+                CopyRow(stream, row, elementSize);
+            }
+        }
+    }
+}
+
+}  // namespace atbx::kernels::ref

@@ -1,0 +1,29 @@
+// SpecOf<Param>: the operation spec of a param struct (PagedAttentionSpec for PagedAttentionParam ...), for
+// code that handles every op alike (CreateOperation, the case runner). An op's spec provides:
+//   Param, Subject, Plan, kName, Rules(), MakeSubject(), InferOutputs(), LoadHostValues(), BuildPlan(),
+//   OutputAliases(param): per ATB output, the input it aliases (updated in place), or -1,
+//   InPlaceInputs(param): inputs updated in place that are not ATB outputs (case files list them after
+//   those).
+#ifndef ATBX_OPS_OP_SPEC_H
+#define ATBX_OPS_OP_SPEC_H
+
+#include "ops/paged_attention/pa_spec.h"
+
+namespace atbx::ops {
+
+template <class Param>
+struct SpecOf;
+
+template <>
+struct SpecOf<infer::PagedAttentionParam> {
+    using type = pa::PagedAttentionSpec;
+};
+
+template <class Param>
+concept HasSpec = requires {
+    typename SpecOf<Param>::type;
+};
+
+}  // namespace atbx::ops
+
+#endif  // ATBX_OPS_OP_SPEC_H

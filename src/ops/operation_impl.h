@@ -1,0 +1,126 @@
+// OperationImpl: the ATB Operation interface for any operation Spec: validate, plan, dispatch, run.
+#ifndef ATBX_OPS_OPERATION_IMPL_H
+#define ATBX_OPS_OPERATION_IMPL_H
+
+#include <memory>
+#include <string>
+
+#include "atbx/operation.h"
+#include "dispatch/kernel_registry.h"
+#include "ops/call_validation.h"
+#include "ops/pack_identity.h"
+
+namespace atbx::ops {
+
+template <class Spec>
+class OperationImpl final : public Operation {
+  public:
+    using Param = typename Spec::Param;
+    using Plan = typename Spec::Plan;
+
+    OperationImpl(const Param& param, Platform platform) : param_(param), platform_(platform) {}
+
+    std::string GetName() const override { return Spec::kName; }
+
+    uint32_t GetInputNum() const override {
+        return static_cast<uint32_t>(Spec::MakeSubject(param_, platform_).inputSlots.size());
+    }
+
+    uint32_t GetOutputNum() const override {
+        return static_cast<uint32_t>(Spec::MakeSubject(param_, platform_).outputSlots.size());
+    }
+
+    Status InferShape(const SVector<TensorDesc>& inTensorDescs,
+                      SVector<TensorDesc>& outTensorDescs) const override {
+        CallValidation<Spec> validation(param_, platform_);
+        validation.SetDescs(inTensorDescs);
+        if (Status st = FirstViolation(validation.Run(rules::Stage::kTensorCount, rules::Stage::kShape));
+            !st.ok()) {
+            return st;
+        }
+        outTensorDescs = Spec::InferOutputs(validation.subject());
+        return Status::Ok();
+    }
+
+    Status Setup(const VariantPack& variantPack, uint64_t& workspaceSize, Context* context) override {
+        planned_.reset();
+        const Context ctx = context != nullptr ? *context : Context{platform_, 0, Backend::kAuto};
+        CallValidation<Spec> validation(param_, ctx.platform);
+        validation.SetPack(variantPack);
+        if (Status st = FirstViolation(validation.Run(rules::Stage::kParam, rules::Stage::kDeviceValues));
+            !st.ok()) {
+            return st;
+        }
+        auto planned =
+            std::make_unique<Planned>(Spec::BuildPlan(validation.subject()),
+                                      PackIdentity(variantPack, validation.subject().inputSlots), ctx);
+        if (Status st = dispatch::SelectKernel(planned->plan, ctx.backend, &planned->kernel); !st.ok())
+            return st;
+        planned_ = std::move(planned);
+        workspaceSize = 0;
+        return Status::Ok();
+    }
+
+    Status Execute(const VariantPack& variantPack, uint8_t* /*workspace*/, uint64_t /*workspaceSize*/,
+                   Context* context) override {
+        if (!planned_ || !planned_->pack.SameTensors(variantPack)) {
+            return Status(
+                ERROR_INVALID_PARAM, "call.execute.after_setup",
+                "Execute needs a successful Setup with the same variant pack (tensors, shapes, pointers)");
+        }
+        if (!planned_->pack.SameHostValues(variantPack)) {
+            // Host values changed since Setup: plan again with the new ones.
+            Context setupContext = planned_->context;
+            uint64_t workspaceSize = 0;
+            if (Status st = Setup(variantPack, workspaceSize, &setupContext); !st.ok()) return st;
+        }
+        // Device tensors may change between Setup and Execute: indices are checked again before any read.
+        CallValidation<Spec> validation(param_, planned_->context.platform);
+        validation.SetPack(variantPack);
+        if (Status st =
+                FirstViolation(validation.Run(rules::Stage::kHostValues, rules::Stage::kDeviceValues));
+            !st.ok()) {
+            return st;
+        }
+        const int threads = context != nullptr ? context->threads : planned_->context.threads;
+        planned_->kernel->run(planned_->plan, threads);
+        return Status::Ok();
+    }
+
+    std::string KernelName() const override {
+        return planned_ ? std::string(planned_->kernel->name) : std::string();
+    }
+
+  private:
+    struct Planned {
+        Planned(Plan p, PackIdentity identity, const Context& ctx)
+            : plan(std::move(p)), pack(std::move(identity)), context(ctx) {}
+        Plan plan;
+        PackIdentity pack;
+        Context context;
+        const dispatch::Kernel<Plan>* kernel = nullptr;
+    };
+
+    Param param_;
+    Platform platform_;
+    std::unique_ptr<Planned> planned_;
+};
+
+// CreateOperation's body for any Spec: the param rules of the platform, then the operation.
+template <class Spec>
+Status CreateOperationFor(const typename Spec::Param& param, Operation** operation, Platform platform) {
+    if (operation == nullptr) {
+        return Status(ERROR_INVALID_OPERATION_ADDR, "call.create.out_pointer",
+                      "operation out-pointer is null");
+    }
+    *operation = nullptr;
+    CallValidation<Spec> validation(param, platform);
+    if (Status st = FirstViolation(validation.Run(rules::Stage::kParam, rules::Stage::kParam)); !st.ok())
+        return st;
+    *operation = new OperationImpl<Spec>(param, platform);
+    return Status::Ok();
+}
+
+}  // namespace atbx::ops
+
+#endif  // ATBX_OPS_OPERATION_IMPL_H

@@ -1,0 +1,15 @@
+// PagedAttention planner: turns a validated call into an AttentionPlan (paged_attention.md 3, DECISIONS.md).
+#ifndef ATBX_OPS_PAGED_ATTENTION_PA_PLAN_H
+#define ATBX_OPS_PAGED_ATTENTION_PA_PLAN_H
+
+#include "ops/paged_attention/pa_subject.h"
+#include "plan/attention_plan.h"
+
+namespace atbx::ops::pa {
+
+// The subject must have passed every rule; its pack holds the data.
+plan::AttentionPlan BuildPlan(const PaSubject& subject);
+
+}  // namespace atbx::ops::pa
+
+#endif  // ATBX_OPS_PAGED_ATTENTION_PA_PLAN_H

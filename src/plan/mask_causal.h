@@ -1,0 +1,30 @@
+// CausalMask: a mask that ATB encodes in a compressed tile or generates itself (PagedAttention MASK_FREE and
+// NORM_COMPRESS; SelfAttention NORM_COMPRESS, CAUSAL_MASK, SLIDING_WINDOW_COMPRESS), decoded to its rule.
+// Query row i of an item sits at absolute position p = item.prefix + i; key j is hidden when j > p, or, with
+// a window W > 0, when j <= p - W. Hidden keys get `maskedValue` added (the compressed mask's own value).
+#ifndef ATBX_PLAN_MASK_CAUSAL_H
+#define ATBX_PLAN_MASK_CAUSAL_H
+
+#include <cstdint>
+
+#include "plan/work_item.h"
+
+namespace atbx::plan {
+
+struct CausalMask {
+    double maskedValue = -60000.0;
+    int64_t window = 0;
+
+    bool Hidden(const WorkItem& item, int64_t i, int64_t j) const {
+        const int64_t position = item.prefix + i;
+        return j > position || (window > 0 && j <= position - window);
+    }
+
+    double Term(const WorkItem& item, int64_t /*h*/, int64_t i, int64_t j) const {
+        return Hidden(item, i, j) ? maskedValue : 0.0;
+    }
+};
+
+}  // namespace atbx::plan
+
+#endif  // ATBX_PLAN_MASK_CAUSAL_H

@@ -1,0 +1,60 @@
+// atbx run / atbx check.
+#include <iostream>
+
+#include "commands.h"
+#include "io/case_file.h"
+#include "io/case_runner.h"
+#include "io/npy.h"
+
+namespace atbx::cli {
+namespace {
+
+void PrintViolations(const io::CaseOutcome& outcome) {
+    for (const rules::Violation& v : outcome.violations) {
+        std::cerr << "violated " << v.rule->id << " (" << ErrorTypeName(v.rule->code) << "): " << v.message
+                  << '\n';
+    }
+    if (outcome.violations.empty()) std::cerr << "error: " << outcome.status.ToString() << '\n';
+}
+
+}  // namespace
+
+int RunCommand(const CaseOptions& options) {
+    try {
+        const io::CaseFile c = io::LoadCase(options.casePath, options.platform);
+        const io::CaseOutcome outcome = io::RunCase(c, options.backend, options.threads);
+        if (!outcome.status.ok()) {
+            PrintViolations(outcome);
+            return kExitRule;
+        }
+        std::filesystem::path dir =
+            options.outDir.empty() ? c.path.parent_path() : std::filesystem::path(options.outDir);
+        if (dir.empty()) dir = ".";
+        io::WriteOutputs(c, outcome.outputs, dir);
+        std::cout << io::OpName(c.param) << " on " << PlatformName(c.platform) << ": kernel "
+                  << outcome.kernel << ", " << outcome.seconds * 1e3 << " ms, " << outcome.outputs.size()
+                  << " output(s) written to " << dir.string() << '\n';
+        return kExitOk;
+    } catch (const io::IoError& e) {
+        std::cerr << "error: " << e.what() << '\n';
+        return kExitUsage;
+    }
+}
+
+int CheckCommand(const CaseOptions& options) {
+    try {
+        const io::CaseFile c = io::LoadCase(options.casePath, options.platform);
+        const io::CaseOutcome outcome = io::CheckCase(c);
+        if (!outcome.status.ok()) {
+            PrintViolations(outcome);
+            return kExitRule;
+        }
+        std::cout << io::OpName(c.param) << " on " << PlatformName(c.platform) << ": valid\n";
+        return kExitOk;
+    } catch (const io::IoError& e) {
+        std::cerr << "error: " << e.what() << '\n';
+        return kExitUsage;
+    }
+}
+
+}  // namespace atbx::cli
