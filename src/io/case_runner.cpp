@@ -150,7 +150,11 @@ CaseOutcome WithSpec(const CaseFile& c, Visitor&& visit) {
         [&](const auto& param) -> CaseOutcome {
             using P = std::decay_t<decltype(param)>;
             if constexpr (ops::HasSpec<P>) {
-                return visit.template operator()<typename ops::SpecOf<P>::type>(param);
+                if constexpr (ops::Executable<typename ops::SpecOf<P>::type>) {
+                    return visit.template operator()<typename ops::SpecOf<P>::type>(param);
+                } else {
+                    throw IoError(StrCat(OpName(c.param), " is not implemented yet"));
+                }
             } else {
                 throw IoError(StrCat(OpName(c.param), " is not implemented yet"));
             }

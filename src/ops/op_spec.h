@@ -8,6 +8,8 @@
 #define ATBX_OPS_OP_SPEC_H
 
 #include "ops/paged_attention/pa_spec.h"
+#include "ops/reshape_and_cache/rac_spec.h"
+#include "ops/self_attention/sa_spec.h"
 
 namespace atbx::ops {
 
@@ -19,9 +21,25 @@ struct SpecOf<infer::PagedAttentionParam> {
     using type = pa::PagedAttentionSpec;
 };
 
+template <>
+struct SpecOf<infer::SelfAttentionParam> {
+    using type = sa::SelfAttentionSpec;
+};
+
+template <>
+struct SpecOf<infer::ReshapeAndCacheParam> {
+    using type = rac::ReshapeAndCacheSpec;
+};
+
 template <class Param>
 concept HasSpec = requires {
     typename SpecOf<Param>::type;
+};
+
+// A spec whose operation can execute (it has a planner); validation needs less.
+template <class Spec>
+concept Executable = requires(const typename Spec::Subject& s) {
+    Spec::BuildPlan(s);
 };
 
 }  // namespace atbx::ops

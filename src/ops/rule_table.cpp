@@ -45,6 +45,8 @@ std::vector<const RuleInfo*> AllRules() {
     std::vector<const RuleInfo*> all;
     Append(&all, rules::CommonRules());
     Append(&all, pa::PagedAttentionSpec::Rules());
+    Append(&all, sa::SelfAttentionSpec::Rules());
+    Append(&all, rac::ReshapeAndCacheSpec::Rules());
     for (const RuleInfo& info : kApiRules)
         all.push_back(&info);
     return all;

@@ -26,6 +26,7 @@ Verdict QueryDtype(const S& s) {
 
 Verdict CacheDtype(const S& s) {
     const aclDataType q = s.Desc(Input::kQuery).dtype;
+    if (!s.QkvQuant() && !IsFloat16Or(q)) return Pass();  // pa.dtype.query reports it
     const aclDataType want = (s.Dequant() || s.QkvQuant()) ? ACL_INT8 : q;
     for (Input cache : {Input::kKeyCache, Input::kValueCache}) {
         if (!s.Has(cache)) continue;

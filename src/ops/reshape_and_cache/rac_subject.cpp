@@ -1,0 +1,53 @@
+#include "ops/reshape_and_cache/rac_subject.h"
+
+#include <vector>
+
+namespace atbx::ops::rac {
+namespace {
+
+std::vector<Input> InputOrder(const Param& p) {
+    if (p.kvCacheCfg == Param::K_CACHE_V_BYPASS) return {Input::kKey, Input::kKeyCache, Input::kSlotMapping};
+    std::vector<Input> order = {Input::kKey, Input::kValue, Input::kKeyCache, Input::kValueCache, Input::kSlotMapping};
+    if (p.compressType != Param::COMPRESS_TYPE_UNDEFINED) order.insert(order.end(), {Input::kWins, Input::kSeqLen});
+    if (p.compressType == Param::COMPRESS_TYPE_KVHEAD_ROPE) order.push_back(Input::kOffsetIndex);
+    return order;
+}
+
+}  // namespace
+
+const char* InputName(Input input) {
+    switch (input) {
+        case Input::kKey: return "key";
+        case Input::kValue: return "value";
+        case Input::kKeyCache: return "keyCache";
+        case Input::kValueCache: return "valueCache";
+        case Input::kSlotMapping: return "slotMapping";
+        case Input::kWins: return "wins";
+        case Input::kSeqLen: return "seqLen";
+        case Input::kOffsetIndex: return "offsetIndex";
+        case Input::kCount: break;
+    }
+    return "unknown";
+}
+
+RacSubject MakeSubject(const Param& param, Platform platform) {
+    RacSubject s;
+    s.param = &param;
+    s.platform = platform;
+    s.index.fill(-1);
+    const std::vector<Input> order = InputOrder(param);
+    for (size_t i = 0; i < order.size(); ++i) {
+        s.index[static_cast<size_t>(order[i])] = static_cast<int>(i);
+        s.inputSlots.push_back({InputName(order[i]), false});
+    }
+    s.outputSlots.push_back({"keyCache", false});
+    if (param.kvCacheCfg != Param::K_CACHE_V_BYPASS) s.outputSlots.push_back({"valueCache", false});
+    return s;
+}
+
+std::vector<int> OutputAliases(const Param& param) {
+    if (param.kvCacheCfg == Param::K_CACHE_V_BYPASS) return {1};
+    return {2, 3};
+}
+
+}  // namespace atbx::ops::rac

@@ -1,0 +1,17 @@
+#include "ops/self_attention/sa_rules.h"
+
+namespace atbx::ops::sa {
+
+std::span<const SaRule> Rules() {
+    static const std::vector<SaRule> rules = [] {
+        std::vector<SaRule> all = ParamRules();
+        for (auto* part : {&TensorRules, &ValueRules}) {
+            std::vector<SaRule> more = part();
+            all.insert(all.end(), more.begin(), more.end());
+        }
+        return all;
+    }();
+    return rules;
+}
+
+}  // namespace atbx::ops::sa

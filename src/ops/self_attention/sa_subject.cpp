@@ -1,0 +1,140 @@
+#include "ops/self_attention/sa_subject.h"
+
+#include <cstring>
+
+namespace atbx::ops::sa {
+namespace {
+
+bool IsHost(Input input) {
+    return input == Input::kSeqLen || input == Input::kKvSeqLen || input == Input::kTokenOffset ||
+           input == Input::kBatchRunStatus;
+}
+
+bool AlibiCompress(Param::MaskType m) {
+    return m == Param::MASK_TYPE_ALIBI_COMPRESS || m == Param::MASK_TYPE_ALIBI_COMPRESS_SQRT ||
+           m == Param::MASK_TYPE_ALIBI_COMPRESS_LEFT_ALIGN;
+}
+
+// Roles in ATB's input order (self_attention.md 2, SelfAttentionOperation::GetInputNum).
+std::vector<Input> PaEncoderOrder(const Param& p) {
+    std::vector<Input> order = {Input::kQuery, Input::kKey};
+    if (p.mlaVHeadSize == 0) order.push_back(Input::kValue);
+    if (p.maskType != Param::MASK_TYPE_UNDEFINED) order.push_back(Input::kMask);
+    order.push_back(Input::kSeqLen);
+    if (AlibiCompress(p.maskType)) order.push_back(Input::kSlopes);
+    if (p.quantType == Param::TYPE_QUANT_QKV_ONLINE || p.quantType == Param::TYPE_QUANT_QKV_OFFLINE) {
+        order.insert(order.end(), {Input::kQkDescale, Input::kQkOffset, Input::kVpvDescale, Input::kVpvOffset});
+        if (p.quantType == Param::TYPE_QUANT_QKV_OFFLINE) order.push_back(Input::kPScale);
+    }
+    if (p.scaleType == Param::SCALE_TYPE_LOGN) order.push_back(Input::kLogN);
+    return order;
+}
+
+std::vector<Input> PrefixEncoderOrder(const Param& p) {
+    std::vector<Input> order = {Input::kQuery, Input::kKey, Input::kValue, Input::kBlockTables};
+    if (p.maskType != Param::MASK_TYPE_CAUSAL_MASK) order.push_back(Input::kMask);
+    order.push_back(Input::kSeqLen);
+    order.push_back(Input::kKvSeqLen);
+    if (p.maskType != Param::MASK_TYPE_CAUSAL_MASK && p.maskType != Param::MASK_TYPE_NORM_COMPRESS) {
+        order.push_back(Input::kSlopes);
+    }
+    return order;
+}
+
+std::vector<Input> FlashOrder(const Param& p, bool bypass) {
+    std::vector<Input> order = {Input::kQuery};
+    if (!bypass) order.insert(order.end(), {Input::kKey, Input::kValue});
+    order.insert(order.end(), {Input::kCacheK, Input::kCacheV});
+    const bool decoderWindow = p.calcType == Param::DECODER && p.maskType == Param::MASK_TYPE_SLIDING_WINDOW_NORM;
+    if (p.maskType != Param::MASK_TYPE_UNDEFINED && !decoderWindow) order.push_back(Input::kMask);
+    order.insert(order.end(), {Input::kTokenOffset, Input::kSeqLen, Input::kLayerId});
+    if (p.batchRunStatusEnable) order.push_back(Input::kBatchRunStatus);
+    if (p.maskType == Param::MASK_TYPE_ALIBI_COMPRESS || p.maskType == Param::MASK_TYPE_ALIBI_COMPRESS_SQRT) {
+        order.push_back(Input::kSlopes);
+    }
+    if (p.scaleType == Param::SCALE_TYPE_LOGN) order.push_back(Input::kLogN);
+    return order;
+}
+
+std::vector<Input> InputOrder(const Param& p) {
+    switch (ModeOf(p)) {
+        case Mode::kPaEncoder: return PaEncoderOrder(p);
+        case Mode::kPrefixEncoder: return PrefixEncoderOrder(p);
+        case Mode::kFaBypass: return FlashOrder(p, true);
+        case Mode::kFaCache: return FlashOrder(p, false);
+    }
+    return {};
+}
+
+// Length tensors are int32 or uint32; values above INT32_MAX are kept as negative int32 for the rules to reject.
+std::vector<int32_t> ReadLengths(const SaSubject& s, Input input, int64_t offset, int64_t count) {
+    std::vector<int32_t> values(count);
+    std::memcpy(values.data(), static_cast<const int32_t*>(s.Data(input)) + offset, count * sizeof(int32_t));
+    return values;
+}
+
+}  // namespace
+
+Mode ModeOf(const Param& p) {
+    if (p.calcType == Param::PA_ENCODER) return Mode::kPaEncoder;
+    if (p.calcType == Param::PREFIX_ENCODER) return Mode::kPrefixEncoder;
+    return p.kvcacheCfg == Param::K_BYPASS_V_BYPASS ? Mode::kFaBypass : Mode::kFaCache;
+}
+
+const char* InputName(Input input) {
+    switch (input) {
+        case Input::kQuery: return "query";
+        case Input::kKey: return "key";
+        case Input::kValue: return "value";
+        case Input::kCacheK: return "cacheK";
+        case Input::kCacheV: return "cacheV";
+        case Input::kBlockTables: return "blockTables";
+        case Input::kMask: return "attentionMask";
+        case Input::kTokenOffset: return "tokenOffset";
+        case Input::kSeqLen: return "seqLen";
+        case Input::kKvSeqLen: return "kvSeqLen";
+        case Input::kLayerId: return "layerId";
+        case Input::kBatchRunStatus: return "batchRunStatus";
+        case Input::kSlopes: return "slopes";
+        case Input::kQkDescale: return "qkDescale";
+        case Input::kQkOffset: return "qkOffset";
+        case Input::kVpvDescale: return "vpvDescale";
+        case Input::kVpvOffset: return "vpvOffset";
+        case Input::kPScale: return "pScale";
+        case Input::kLogN: return "logN";
+        case Input::kCount: break;
+    }
+    return "unknown";
+}
+
+SaSubject MakeSubject(const Param& param, Platform platform) {
+    SaSubject s;
+    s.param = &param;
+    s.platform = platform;
+    s.mode = ModeOf(param);
+    s.index.fill(-1);
+    const std::vector<Input> order = InputOrder(param);
+    for (size_t i = 0; i < order.size(); ++i) {
+        s.index[static_cast<size_t>(order[i])] = static_cast<int>(i);
+        s.inputSlots.push_back({InputName(order[i]), IsHost(order[i])});
+    }
+    s.outputSlots.push_back({"attnOut", false});
+    return s;
+}
+
+void LoadHostValues(SaSubject& s) {
+    if (s.Has(Input::kSeqLen)) {
+        const TensorDesc& desc = s.Desc(Input::kSeqLen);
+        const int64_t batch = desc.shape.dims[desc.shape.dimNum - 1];
+        s.seqLen = ReadLengths(s, Input::kSeqLen, 0, batch);
+        // PA_ENCODER's [2, B] seqLen: row 0 query lengths, row 1 key lengths.
+        s.kvSeqLen = desc.shape.dimNum == 2 ? ReadLengths(s, Input::kSeqLen, batch, batch) : s.seqLen;
+    }
+    if (s.Has(Input::kKvSeqLen)) s.kvSeqLen = ReadLengths(s, Input::kKvSeqLen, 0, s.Dim(Input::kKvSeqLen, 0));
+    if (s.Has(Input::kTokenOffset)) s.tokenOffset = ReadLengths(s, Input::kTokenOffset, 0, s.Dim(Input::kTokenOffset, 0));
+    if (s.Has(Input::kBatchRunStatus)) {
+        s.batchRunStatus = ReadLengths(s, Input::kBatchRunStatus, 0, s.Dim(Input::kBatchRunStatus, 0));
+    }
+}
+
+}  // namespace atbx::ops::sa

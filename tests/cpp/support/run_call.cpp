@@ -1,0 +1,73 @@
+#include "support/run_call.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "atbx/operation.h"
+#include "kernels/ref/attention_ref.h"
+#include "ops/call_validation.h"
+#include "ops/op_spec.h"
+#include "verify/precision.h"
+#include "verify/random_fill.h"
+
+namespace atbx::test {
+
+RunResult Execute(TestCall& call, Backend backend, int threads) {
+    for (io::HostTensor& out : call.outputs) {
+        verify::FillPoison(out.bytes.data(), out.desc.dtype, static_cast<int64_t>(ElementCount(out.desc)));
+    }
+    return std::visit(
+        [&](const auto& param) {
+            RunResult result;
+            using Spec = typename ops::SpecOf<std::decay_t<decltype(param)>>::type;
+            if constexpr (ops::Executable<Spec>) {
+                Operation* raw = nullptr;
+                result.status = CreateOperation(param, &raw, call.platform);
+                std::unique_ptr<Operation> op(raw);
+                if (!result.status.ok()) return result;
+                Context context{call.platform, threads, backend};
+                const VariantPack pack = call.Pack();
+                uint64_t workspaceSize = 0;
+                result.status = op->Setup(pack, workspaceSize, &context);
+                if (result.status.ok()) result.status = op->Execute(pack, nullptr, workspaceSize, &context);
+                result.kernel = op->KernelName();
+            } else {
+                ADD_FAILURE() << Spec::kName << " cannot execute yet";
+            }
+            return result;
+        },
+        call.param);
+}
+
+std::vector<double> ReferenceResult(TestCall& call) {
+    return std::visit(
+        [&](const auto& param) -> std::vector<double> {
+            using Spec = typename ops::SpecOf<std::decay_t<decltype(param)>>::type;
+            if constexpr (std::is_same_v<typename Spec::Plan, plan::AttentionPlan> && ops::Executable<Spec>) {
+                const VariantPack pack = call.Pack();
+                ops::CallValidation<Spec> validation(param, call.platform);
+                validation.SetPack(pack);
+                const auto violations = validation.Run(rules::Stage::kParam, rules::Stage::kDeviceValues);
+                if (!violations.empty()) {
+                    ADD_FAILURE() << "invalid call: " << violations.front().ToStatus().ToString();
+                    return {};
+                }
+                return kernels::ref::ComputeAttention(Spec::BuildPlan(validation.subject()), 2);
+            } else {
+                ADD_FAILURE() << "not an executable attention op";
+                return {};
+            }
+        },
+        call.param);
+}
+
+std::string PrecisionFailure(TestCall& call, const std::vector<double>& reference, int64_t headDim,
+                             int64_t maxKvLen) {
+    const io::HostTensor& out = call.outputs.at(0);
+    const double eps = verify::PrecisionEpsilon(out.desc.dtype, headDim, maxKvLen);
+    const verify::PrecisionReport report = verify::CheckPrecision(out.bytes.data(), out.desc.dtype, reference, eps);
+    return report.pass && report.checked > 0 ? std::string() : report.Summary();
+}
+
+}  // namespace atbx::test

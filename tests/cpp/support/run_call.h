@@ -1,0 +1,32 @@
+// Executing a TestCall: through the public API on a backend, or as the float64 reference result.
+#ifndef ATBX_TESTS_SUPPORT_RUN_CALL_H
+#define ATBX_TESTS_SUPPORT_RUN_CALL_H
+
+#include <string>
+#include <vector>
+
+#include "atbx/context.h"
+#include "atbx/status.h"
+#include "support/test_call.h"
+
+namespace atbx::test {
+
+struct RunResult {
+    Status status;
+    std::string kernel;  // the kernel that ran
+};
+
+// Poisons the outputs, then CreateOperation, Setup, Execute on the backend (ATBX_CPU_PATH may force a path).
+RunResult Execute(TestCall& call, Backend backend, int threads = 2);
+
+// The exact float64 result of an attention call, indexed like output 0; NaN where the op writes nothing.
+std::vector<double> ReferenceResult(TestCall& call);
+
+// ATB's precision standard for output 0 of an attention call against the reference; the report's summary on
+// failure, empty on success.
+std::string PrecisionFailure(TestCall& call, const std::vector<double>& reference, int64_t headDim,
+                             int64_t maxKvLen);
+
+}  // namespace atbx::test
+
+#endif  // ATBX_TESTS_SUPPORT_RUN_CALL_H

@@ -1,0 +1,53 @@
+#include "support/test_call.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace atbx::test {
+
+TensorDesc Desc(aclDataType dtype, std::initializer_list<int64_t> dims, aclFormat format) {
+    TensorDesc desc;
+    desc.dtype = dtype;
+    desc.format = format;
+    for (int64_t d : dims) desc.shape.dims[desc.shape.dimNum++] = d;
+    return desc;
+}
+
+io::HostTensor ZeroTensor(const TensorDesc& desc) {
+    return {desc, std::vector<uint8_t>(ElementCount(desc) * DataTypeSize(desc.dtype), 0)};
+}
+
+io::HostTensor Int32Tensor(const std::vector<int32_t>& values) {
+    io::HostTensor tensor = ZeroTensor(Desc(ACL_INT32, {static_cast<int64_t>(values.size())}));
+    std::copy(values.begin(), values.end(), Elements<int32_t>(tensor).begin());
+    return tensor;
+}
+
+int TestCall::IndexOf(std::string_view name) const {
+    auto it = std::find(inputNames.begin(), inputNames.end(), name);
+    return it == inputNames.end() ? -1 : static_cast<int>(it - inputNames.begin());
+}
+
+io::HostTensor& TestCall::In(std::string_view name) {
+    const int index = IndexOf(name);
+    EXPECT_GE(index, 0) << "the call has no input named " << name;
+    return inputs.at(index < 0 ? inputs.size() : static_cast<size_t>(index));
+}
+
+VariantPack TestCall::Pack() {
+    VariantPack pack;
+    const auto view = [](io::HostTensor& t) {
+        return Tensor{t.desc, t.bytes.data(), t.bytes.data(), t.bytes.size()};
+    };
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        pack.inTensors.push_back(view(inputs[i]));
+        const bool detached = i < inputNames.size() && std::find(detachedInputs.begin(), detachedInputs.end(),
+                                                                 inputNames[i]) != detachedInputs.end();
+        if (detached) pack.inTensors.back().deviceData = pack.inTensors.back().hostData = nullptr;
+    }
+    for (io::HostTensor& t : outputs) pack.outTensors.push_back(view(t));
+    return pack;
+}
+
+}  // namespace atbx::test
