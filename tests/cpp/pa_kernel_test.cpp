@@ -13,8 +13,8 @@ namespace {
 
 using Param = infer::PagedAttentionParam;
 
-// out[b, h, :] = softmax_j(qkScale * q[b, h] . K[b, j, h / g]) . V[b, j, h / g], with K and V read from the BSND
-// cache through the block table, every loop written out.
+// out[b, h, :] = softmax_j(qkScale * q[b, h] . K[b, j, h / g]) . V[b, j, h / g], with K and V read from the
+// BSND cache through the block table, every loop written out.
 std::vector<double> DirectDecode(TestCall& call) {
     const Param& p = call.Param<Param>();
     const io::HostTensor& q = call.In("query");
@@ -41,13 +41,16 @@ std::vector<double> DirectDecode(TestCall& call) {
                 logits[j] = dot * p.qkScale;
             }
             double top = -INFINITY, sum = 0;
-            for (double l : logits) top = std::max(top, l);
-            for (double& l : logits) sum += (l = std::exp(l - top));
+            for (double l : logits)
+                top = std::max(top, l);
+            for (double& l : logits)
+                sum += (l = std::exp(l - top));
             for (int64_t d = 0; d < dim; ++d) {
                 double acc = 0;
                 for (int32_t j = 0; j < lens[b]; ++j) {
                     const int64_t slot = table[b * width + j / blockSize] * blockSize + j % blockSize;
-                    acc += logits[j] / sum * plan::LoadElement(v.bytes.data(), v.desc.dtype, (slot * kvHeads + kvh) * dim + d);
+                    acc += logits[j] / sum *
+                           plan::LoadElement(v.bytes.data(), v.desc.dtype, (slot * kvHeads + kvh) * dim + d);
                 }
                 out[(row * heads + h) * dim + d] = acc;
             }
@@ -64,7 +67,7 @@ struct DecodeShape {
 };
 
 class PaDecodeTest : public testing::TestWithParam<DecodeShape> {
-protected:
+  protected:
     TestCall MakeCall() const {
         const DecodeShape& s = GetParam();
         Param param;
@@ -85,7 +88,8 @@ TEST_P(PaDecodeTest, ReferenceMatchesTheFormula) {
     const std::vector<double> reference = ReferenceResult(call);
     const std::vector<double> direct = DirectDecode(call);
     ASSERT_EQ(reference.size(), direct.size());
-    for (size_t i = 0; i < direct.size(); ++i) ASSERT_NEAR(reference[i], direct[i], 1e-12) << "element " << i;
+    for (size_t i = 0; i < direct.size(); ++i)
+        ASSERT_NEAR(reference[i], direct[i], 1e-12) << "element " << i;
 }
 
 TEST_P(PaDecodeTest, CpuKernelMeetsThePrecisionStandard) {
@@ -95,7 +99,8 @@ TEST_P(PaDecodeTest, CpuKernelMeetsThePrecisionStandard) {
     ASSERT_TRUE(run.status.ok()) << run.status.ToString();
     EXPECT_EQ(run.kernel, "cpu:scalar");
     const DecodeShape& s = GetParam();
-    EXPECT_EQ(PrecisionFailure(call, reference, s.headSize, *std::max_element(s.lens.begin(), s.lens.end())), "");
+    EXPECT_EQ(PrecisionFailure(call, reference, s.headSize, *std::max_element(s.lens.begin(), s.lens.end())),
+              "");
 }
 
 TEST_P(PaDecodeTest, ReferenceBackendWritesTheReferenceRounded) {

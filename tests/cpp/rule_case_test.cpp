@@ -1,5 +1,5 @@
-// Every rule case: the valid call passes every rule; the broken call violates exactly the case's rule, with the
-// status the case expects, through validation and through the public path.
+// Every rule case: the valid call passes every rule; the broken call violates exactly the case's rule, with
+// the status the case expects, through validation and through the public path.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,8 +24,8 @@ TEST_P(RuleCaseTest, ValidCallPassesAndBrokenCallViolatesOnlyTheRule) {
     const RuleCase& c = GetParam();
     const rules::RuleInfo* info = FindRule(c.rule);
     ASSERT_NE(info, nullptr) << c.rule << " is not in the rule table";
-    EXPECT_EQ(info->code, c.code) << c.rule << " fails with " << ErrorTypeName(info->code) << ", the case expects "
-                                  << ErrorTypeName(c.code);
+    EXPECT_EQ(info->code, c.code) << c.rule << " fails with " << ErrorTypeName(info->code)
+                                  << ", the case expects " << ErrorTypeName(c.code);
 
     TestCall call = c.valid();
     EXPECT_TRUE(ViolatedRules(call).empty()) << "the valid call is not valid:\n" << DescribeViolations(call);
@@ -47,7 +47,8 @@ TEST_P(RuleCaseTest, ValidCallPassesAndBrokenCallViolatesOnlyTheRule) {
 
 std::string CaseName(const testing::TestParamInfo<RuleCase>& info) {
     std::string name = info.param.rule + (info.param.variant.empty() ? "" : "_" + info.param.variant);
-    std::replace_if(name.begin(), name.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
+    std::replace_if(
+        name.begin(), name.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
     return name;
 }
 

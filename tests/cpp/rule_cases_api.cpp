@@ -13,7 +13,9 @@ namespace {
 
 using Param = infer::PagedAttentionParam;
 
-TestCall Decode() { return MakePaCall({}); }
+TestCall Decode() {
+    return MakePaCall({});
+}
 void Unchanged(TestCall&) {}
 
 std::unique_ptr<Operation> Create(TestCall& c) {
@@ -22,7 +24,9 @@ std::unique_ptr<Operation> Create(TestCall& c) {
     return std::unique_ptr<Operation>(op);
 }
 
-Status CreateWithoutOutPointer(TestCall& c) { return CreateOperation(c.Param<Param>(), nullptr, c.platform); }
+Status CreateWithoutOutPointer(TestCall& c) {
+    return CreateOperation(c.Param<Param>(), nullptr, c.platform);
+}
 
 Status ExecuteWithoutSetup(TestCall& c) {
     const VariantPack pack = c.Pack();
@@ -44,7 +48,8 @@ Status SetupWithNoCpuPath(TestCall& c) {
 
 std::vector<RuleCase> ApiRuleCases() {
     return {
-        {"call.create.out_pointer", ERROR_INVALID_OPERATION_ADDR, "", Decode, Unchanged, CreateWithoutOutPointer},
+        {"call.create.out_pointer", ERROR_INVALID_OPERATION_ADDR, "", Decode, Unchanged,
+         CreateWithoutOutPointer},
         {"call.execute.after_setup", ERROR_INVALID_PARAM, "", Decode, Unchanged, ExecuteWithoutSetup},
         {"dispatch.cpu.unsupported", ERROR_OPERATION_NULL_RUNNER, "", Decode, Unchanged, SetupWithNoCpuPath},
     };

@@ -5,13 +5,16 @@
 namespace atbx::test {
 namespace {
 
-TestCall Decode() { return MakePaCall({}); }
+TestCall Decode() {
+    return MakePaCall({});
+}
 
 }  // namespace
 
 std::vector<RuleCase> CommonRuleCases() {
     return {
-        {"call.count.inputs", ERROR_INVALID_IN_TENSOR_NUM, "", Decode, [](TestCall& c) { c.inputs.pop_back(); }},
+        {"call.count.inputs", ERROR_INVALID_IN_TENSOR_NUM, "", Decode,
+         [](TestCall& c) { c.inputs.pop_back(); }},
         {"call.count.outputs", ERROR_INVALID_TENSOR_NUM, "", Decode,
          [](TestCall& c) { c.outputs.push_back(c.outputs.front()); }},
         {"call.rank.range", ERROR_INVALID_TENSOR_DIM_NUM, "zero", Decode,

@@ -7,15 +7,20 @@ namespace {
 
 using Param = infer::ReshapeAndCacheParam;
 
-TestCall Nd() { return MakeRacCall({}); }
+TestCall Nd() {
+    return MakeRacCall({});
+}
 
 }  // namespace
 
 std::vector<RuleCase> ReshapeAndCacheRuleCases() {
     return {
-        {"rac.param.rsv_zero", ERROR_INVALID_PARAM, "", Nd, [](TestCall& c) { c.Param<Param>().rsv[15] = 1; }},
+        {"rac.param.rsv_zero", ERROR_INVALID_PARAM, "", Nd,
+         [](TestCall& c) { c.Param<Param>().rsv[15] = 1; }},
         {"rac.rank.slot_mapping", ERROR_INVALID_TENSOR_DIM_NUM, "", Nd,
-         [](TestCall& c) { c.In("slotMapping").desc.shape.dims[c.In("slotMapping").desc.shape.dimNum++] = 1; }},
+         [](TestCall& c) {
+             c.In("slotMapping").desc.shape.dims[c.In("slotMapping").desc.shape.dimNum++] = 1;
+         }},
     };
 }
 

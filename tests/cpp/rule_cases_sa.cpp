@@ -7,7 +7,9 @@ namespace {
 
 using Param = infer::SelfAttentionParam;
 
-TestCall Encoder() { return MakeSaCall(PaEncoderParam()); }
+TestCall Encoder() {
+    return MakeSaCall(PaEncoderParam());
+}
 
 template <class F>
 std::function<void(TestCall&)> WithParam(F change) {
@@ -19,7 +21,8 @@ std::function<void(TestCall&)> WithParam(F change) {
 std::vector<RuleCase> SelfAttentionRuleCases() {
     return {
         {"sa.param.rsv_zero", ERROR_INVALID_PARAM, "", Encoder, WithParam([](Param& p) { p.rsv[0] = 7; })},
-        {"sa.param.head_num_positive", ERROR_INVALID_PARAM, "", Encoder, WithParam([](Param& p) { p.headNum = 0; })},
+        {"sa.param.head_num_positive", ERROR_INVALID_PARAM, "", Encoder,
+         WithParam([](Param& p) { p.headNum = 0; })},
         {"sa.rank.query", ERROR_INVALID_TENSOR_DIM_NUM, "", Encoder,
          [](TestCall& c) { c.In("query").desc.shape.dimNum = 1; }},
         {"sa.host.seq_len_non_negative", ERROR_INVALID_PARAM, "", Encoder,

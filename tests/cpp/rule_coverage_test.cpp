@@ -12,7 +12,8 @@ namespace {
 
 TEST(RuleTable, EveryRuleHasACaseThatTriggersIt) {
     std::set<std::string> covered;
-    for (const RuleCase& c : AllRuleCases()) covered.insert(c.rule);
+    for (const RuleCase& c : AllRuleCases())
+        covered.insert(c.rule);
     for (const rules::RuleInfo* info : ops::AllRules()) {
         EXPECT_TRUE(covered.count(std::string(info->id))) << info->id << " has no rule case";
     }

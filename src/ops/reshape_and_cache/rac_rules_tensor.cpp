@@ -19,8 +19,8 @@ Verdict SlotMappingRank(const S& s) {
 
 std::vector<RacRule> TensorRules() {
     return {
-        {{"rac.rank.slot_mapping", "ReshapeAndCache", Stage::kRank, ProfileSet::All(), ERROR_INVALID_TENSOR_DIM_NUM,
-          "slotMapping is 1-D", "self_attention.md 4.3 DimCheck"},
+        {{"rac.rank.slot_mapping", "ReshapeAndCache", Stage::kRank, ProfileSet::All(),
+          ERROR_INVALID_TENSOR_DIM_NUM, "slotMapping is 1-D", "self_attention.md 4.3 DimCheck"},
          SlotMappingRank},
     };
 }

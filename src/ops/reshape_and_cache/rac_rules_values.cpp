@@ -3,6 +3,8 @@
 
 namespace atbx::ops::rac {
 
-std::vector<RacRule> ValueRules() { return {}; }
+std::vector<RacRule> ValueRules() {
+    return {};
+}
 
 }  // namespace atbx::ops::rac

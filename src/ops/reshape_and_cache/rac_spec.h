@@ -16,7 +16,9 @@ struct ReshapeAndCacheSpec {
     static constexpr const char* kName = "ReshapeAndCacheOperation";
 
     static std::span<const RacRule> Rules() { return rac::Rules(); }
-    static Subject MakeSubject(const Param& param, Platform platform) { return rac::MakeSubject(param, platform); }
+    static Subject MakeSubject(const Param& param, Platform platform) {
+        return rac::MakeSubject(param, platform);
+    }
     static std::vector<TensorDesc> InferOutputs(const Subject& s) { return rac::InferOutputs(s); }
     static void LoadHostValues(Subject& s) { rac::LoadHostValues(s); }
     static std::vector<int> OutputAliases(const Param& param) { return rac::OutputAliases(param); }

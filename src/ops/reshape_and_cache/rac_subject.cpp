@@ -7,8 +7,10 @@ namespace {
 
 std::vector<Input> InputOrder(const Param& p) {
     if (p.kvCacheCfg == Param::K_CACHE_V_BYPASS) return {Input::kKey, Input::kKeyCache, Input::kSlotMapping};
-    std::vector<Input> order = {Input::kKey, Input::kValue, Input::kKeyCache, Input::kValueCache, Input::kSlotMapping};
-    if (p.compressType != Param::COMPRESS_TYPE_UNDEFINED) order.insert(order.end(), {Input::kWins, Input::kSeqLen});
+    std::vector<Input> order = {Input::kKey, Input::kValue, Input::kKeyCache, Input::kValueCache,
+                                Input::kSlotMapping};
+    if (p.compressType != Param::COMPRESS_TYPE_UNDEFINED)
+        order.insert(order.end(), {Input::kWins, Input::kSeqLen});
     if (p.compressType == Param::COMPRESS_TYPE_KVHEAD_ROPE) order.push_back(Input::kOffsetIndex);
     return order;
 }
@@ -17,15 +19,24 @@ std::vector<Input> InputOrder(const Param& p) {
 
 const char* InputName(Input input) {
     switch (input) {
-        case Input::kKey: return "key";
-        case Input::kValue: return "value";
-        case Input::kKeyCache: return "keyCache";
-        case Input::kValueCache: return "valueCache";
-        case Input::kSlotMapping: return "slotMapping";
-        case Input::kWins: return "wins";
-        case Input::kSeqLen: return "seqLen";
-        case Input::kOffsetIndex: return "offsetIndex";
-        case Input::kCount: break;
+        case Input::kKey:
+            return "key";
+        case Input::kValue:
+            return "value";
+        case Input::kKeyCache:
+            return "keyCache";
+        case Input::kValueCache:
+            return "valueCache";
+        case Input::kSlotMapping:
+            return "slotMapping";
+        case Input::kWins:
+            return "wins";
+        case Input::kSeqLen:
+            return "seqLen";
+        case Input::kOffsetIndex:
+            return "offsetIndex";
+        case Input::kCount:
+            break;
     }
     return "unknown";
 }

@@ -15,7 +15,7 @@ using Param = infer::ReshapeAndCacheParam;
 // Input tensors by role, in ATB's order (self_attention.md 4.1).
 enum class Input : uint8_t {
     kKey,
-    kValue,       // absent for K_CACHE_V_BYPASS
+    kValue,  // absent for K_CACHE_V_BYPASS
     kKeyCache,
     kValueCache,  // absent for K_CACHE_V_BYPASS
     kSlotMapping,
@@ -43,7 +43,8 @@ struct RacSubject : rules::CallSubject {
 
 RacSubject MakeSubject(const Param& param, Platform platform);
 
-// ReshapeAndCache has no host tensors: every value it reads (slots, windows, lengths) lives in device tensors.
+// ReshapeAndCache has no host tensors: every value it reads (slots, windows, lengths) lives in device
+// tensors.
 inline void LoadHostValues(RacSubject&) {}
 
 // Input index each output (keyCache, valueCache) aliases: the outputs are the caches, updated in place.

@@ -9,18 +9,23 @@ int64_t PerHead(const TensorDesc& desc, int64_t heads) {
     return desc.shape.dimNum == 2 ? last / heads : last;
 }
 
-// The query's shape with its head dims replaced by heads * headDimV ([N, H*Dv] for 2-D queries, [b, s, H*Dv] for
-// 4-D) or, for 3-D queries, [N, H, Dv].
+// The query's shape with its head dims replaced by heads * headDimV ([N, H*Dv] for 2-D queries, [b, s, H*Dv]
+// for 4-D) or, for 3-D queries, [N, H, Dv].
 Dims AttentionOutputShape(const TensorDesc& query, int64_t heads, int64_t headDimV) {
     Dims out = query.shape;
     switch (query.shape.dimNum) {
-        case 2: out.dims[1] = heads * headDimV; break;
-        case 3: out.dims[2] = headDimV; break;
+        case 2:
+            out.dims[1] = heads * headDimV;
+            break;
+        case 3:
+            out.dims[2] = headDimV;
+            break;
         case 4:
             out.dimNum = 3;
             out.dims[2] = query.shape.dims[2] * headDimV;
             break;
-        default: break;
+        default:
+            break;
     }
     return out;
 }
@@ -31,9 +36,12 @@ int64_t ValueHeadSize(const SaSubject& s) {
     if (s.Mla()) return s.param->mlaVHeadSize;
     switch (s.mode) {
         case Mode::kPaEncoder:
-        case Mode::kFaCache: return PerHead(s.Desc(Input::kValue), s.KvHeadNum());
-        case Mode::kFaBypass: return s.Desc(Input::kCacheV).shape.dims[s.Rank(Input::kCacheV) - 1] / s.KvHeadNum();
-        case Mode::kPrefixEncoder: return PerHead(s.Desc(Input::kValue), s.KvHeadNum());
+        case Mode::kFaCache:
+            return PerHead(s.Desc(Input::kValue), s.KvHeadNum());
+        case Mode::kFaBypass:
+            return s.Desc(Input::kCacheV).shape.dims[s.Rank(Input::kCacheV) - 1] / s.KvHeadNum();
+        case Mode::kPrefixEncoder:
+            return PerHead(s.Desc(Input::kValue), s.KvHeadNum());
     }
     return 0;
 }

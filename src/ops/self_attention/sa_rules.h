@@ -1,5 +1,5 @@
-// SelfAttention's rules: every sentence of the seed constraint page and every ATB check (self_attention.md 5),
-// with the decisions of DECISIONS.md. Split by stage, one file each.
+// SelfAttention's rules: every sentence of the seed constraint page and every ATB check (self_attention.md
+// 5), with the decisions of DECISIONS.md. Split by stage, one file each.
 #ifndef ATBX_OPS_SELF_ATTENTION_SA_RULES_H
 #define ATBX_OPS_SELF_ATTENTION_SA_RULES_H
 

@@ -32,8 +32,8 @@ std::vector<SaRule> ParamRules() {
         {{"sa.param.rsv_zero", "SelfAttention", Stage::kParam, kAll, ERROR_INVALID_PARAM, "rsv is all zero",
           "self_attention.md 5.1 (OP_PARAM_RSV_CHECK)"},
          RsvZero},
-        {{"sa.param.head_num_positive", "SelfAttention", Stage::kParam, kAll, ERROR_INVALID_PARAM, "headNum > 0",
-          "self_attention.md 5.1"},
+        {{"sa.param.head_num_positive", "SelfAttention", Stage::kParam, kAll, ERROR_INVALID_PARAM,
+          "headNum > 0", "self_attention.md 5.1"},
          HeadNumPositive},
     };
 }

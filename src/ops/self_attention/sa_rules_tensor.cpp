@@ -1,4 +1,5 @@
-// SelfAttention tensor rules: dtypes and formats (ATB's ini tables), ranks and shapes (self_attention.md 5.3).
+// SelfAttention tensor rules: dtypes and formats (ATB's ini tables), ranks and shapes
+// (self_attention.md 5.3).
 #include "ops/self_attention/sa_rules.h"
 
 namespace atbx::ops::sa {

@@ -22,8 +22,8 @@ Verdict SeqLenNonNegative(const S& s) {
 
 std::vector<SaRule> ValueRules() {
     return {
-        {{"sa.host.seq_len_non_negative", "SelfAttention", Stage::kHostValues, ProfileSet::All(), ERROR_INVALID_PARAM,
-          "every seqLen entry is >= 0", "self_attention.md 3.2"},
+        {{"sa.host.seq_len_non_negative", "SelfAttention", Stage::kHostValues, ProfileSet::All(),
+          ERROR_INVALID_PARAM, "every seqLen entry is >= 0", "self_attention.md 3.2"},
          SeqLenNonNegative},
     };
 }

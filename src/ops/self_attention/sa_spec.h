@@ -16,7 +16,9 @@ struct SelfAttentionSpec {
     static constexpr const char* kName = "SelfAttentionOperation";
 
     static std::span<const SaRule> Rules() { return sa::Rules(); }
-    static Subject MakeSubject(const Param& param, Platform platform) { return sa::MakeSubject(param, platform); }
+    static Subject MakeSubject(const Param& param, Platform platform) {
+        return sa::MakeSubject(param, platform);
+    }
     static std::vector<TensorDesc> InferOutputs(const Subject& s) { return sa::InferOutputs(s); }
     static void LoadHostValues(Subject& s) { sa::LoadHostValues(s); }
     static std::vector<int> OutputAliases(const Param&) { return {-1}; }

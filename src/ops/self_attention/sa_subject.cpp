@@ -23,7 +23,8 @@ std::vector<Input> PaEncoderOrder(const Param& p) {
     order.push_back(Input::kSeqLen);
     if (AlibiCompress(p.maskType)) order.push_back(Input::kSlopes);
     if (p.quantType == Param::TYPE_QUANT_QKV_ONLINE || p.quantType == Param::TYPE_QUANT_QKV_OFFLINE) {
-        order.insert(order.end(), {Input::kQkDescale, Input::kQkOffset, Input::kVpvDescale, Input::kVpvOffset});
+        order.insert(order.end(),
+                     {Input::kQkDescale, Input::kQkOffset, Input::kVpvDescale, Input::kVpvOffset});
         if (p.quantType == Param::TYPE_QUANT_QKV_OFFLINE) order.push_back(Input::kPScale);
     }
     if (p.scaleType == Param::SCALE_TYPE_LOGN) order.push_back(Input::kLogN);
@@ -45,7 +46,8 @@ std::vector<Input> FlashOrder(const Param& p, bool bypass) {
     std::vector<Input> order = {Input::kQuery};
     if (!bypass) order.insert(order.end(), {Input::kKey, Input::kValue});
     order.insert(order.end(), {Input::kCacheK, Input::kCacheV});
-    const bool decoderWindow = p.calcType == Param::DECODER && p.maskType == Param::MASK_TYPE_SLIDING_WINDOW_NORM;
+    const bool decoderWindow =
+        p.calcType == Param::DECODER && p.maskType == Param::MASK_TYPE_SLIDING_WINDOW_NORM;
     if (p.maskType != Param::MASK_TYPE_UNDEFINED && !decoderWindow) order.push_back(Input::kMask);
     order.insert(order.end(), {Input::kTokenOffset, Input::kSeqLen, Input::kLayerId});
     if (p.batchRunStatusEnable) order.push_back(Input::kBatchRunStatus);
@@ -58,15 +60,20 @@ std::vector<Input> FlashOrder(const Param& p, bool bypass) {
 
 std::vector<Input> InputOrder(const Param& p) {
     switch (ModeOf(p)) {
-        case Mode::kPaEncoder: return PaEncoderOrder(p);
-        case Mode::kPrefixEncoder: return PrefixEncoderOrder(p);
-        case Mode::kFaBypass: return FlashOrder(p, true);
-        case Mode::kFaCache: return FlashOrder(p, false);
+        case Mode::kPaEncoder:
+            return PaEncoderOrder(p);
+        case Mode::kPrefixEncoder:
+            return PrefixEncoderOrder(p);
+        case Mode::kFaBypass:
+            return FlashOrder(p, true);
+        case Mode::kFaCache:
+            return FlashOrder(p, false);
     }
     return {};
 }
 
-// Length tensors are int32 or uint32; values above INT32_MAX are kept as negative int32 for the rules to reject.
+// Length tensors are int32 or uint32; values above INT32_MAX are kept as negative int32 for the rules to
+// reject.
 std::vector<int32_t> ReadLengths(const SaSubject& s, Input input, int64_t offset, int64_t count) {
     std::vector<int32_t> values(count);
     std::memcpy(values.data(), static_cast<const int32_t*>(s.Data(input)) + offset, count * sizeof(int32_t));
@@ -83,26 +90,46 @@ Mode ModeOf(const Param& p) {
 
 const char* InputName(Input input) {
     switch (input) {
-        case Input::kQuery: return "query";
-        case Input::kKey: return "key";
-        case Input::kValue: return "value";
-        case Input::kCacheK: return "cacheK";
-        case Input::kCacheV: return "cacheV";
-        case Input::kBlockTables: return "blockTables";
-        case Input::kMask: return "attentionMask";
-        case Input::kTokenOffset: return "tokenOffset";
-        case Input::kSeqLen: return "seqLen";
-        case Input::kKvSeqLen: return "kvSeqLen";
-        case Input::kLayerId: return "layerId";
-        case Input::kBatchRunStatus: return "batchRunStatus";
-        case Input::kSlopes: return "slopes";
-        case Input::kQkDescale: return "qkDescale";
-        case Input::kQkOffset: return "qkOffset";
-        case Input::kVpvDescale: return "vpvDescale";
-        case Input::kVpvOffset: return "vpvOffset";
-        case Input::kPScale: return "pScale";
-        case Input::kLogN: return "logN";
-        case Input::kCount: break;
+        case Input::kQuery:
+            return "query";
+        case Input::kKey:
+            return "key";
+        case Input::kValue:
+            return "value";
+        case Input::kCacheK:
+            return "cacheK";
+        case Input::kCacheV:
+            return "cacheV";
+        case Input::kBlockTables:
+            return "blockTables";
+        case Input::kMask:
+            return "attentionMask";
+        case Input::kTokenOffset:
+            return "tokenOffset";
+        case Input::kSeqLen:
+            return "seqLen";
+        case Input::kKvSeqLen:
+            return "kvSeqLen";
+        case Input::kLayerId:
+            return "layerId";
+        case Input::kBatchRunStatus:
+            return "batchRunStatus";
+        case Input::kSlopes:
+            return "slopes";
+        case Input::kQkDescale:
+            return "qkDescale";
+        case Input::kQkOffset:
+            return "qkOffset";
+        case Input::kVpvDescale:
+            return "vpvDescale";
+        case Input::kVpvOffset:
+            return "vpvOffset";
+        case Input::kPScale:
+            return "pScale";
+        case Input::kLogN:
+            return "logN";
+        case Input::kCount:
+            break;
     }
     return "unknown";
 }
@@ -131,7 +158,8 @@ void LoadHostValues(SaSubject& s) {
         s.kvSeqLen = desc.shape.dimNum == 2 ? ReadLengths(s, Input::kSeqLen, batch, batch) : s.seqLen;
     }
     if (s.Has(Input::kKvSeqLen)) s.kvSeqLen = ReadLengths(s, Input::kKvSeqLen, 0, s.Dim(Input::kKvSeqLen, 0));
-    if (s.Has(Input::kTokenOffset)) s.tokenOffset = ReadLengths(s, Input::kTokenOffset, 0, s.Dim(Input::kTokenOffset, 0));
+    if (s.Has(Input::kTokenOffset))
+        s.tokenOffset = ReadLengths(s, Input::kTokenOffset, 0, s.Dim(Input::kTokenOffset, 0));
     if (s.Has(Input::kBatchRunStatus)) {
         s.batchRunStatus = ReadLengths(s, Input::kBatchRunStatus, 0, s.Dim(Input::kBatchRunStatus, 0));
     }

@@ -39,24 +39,32 @@ io::HostTensor BlockTables(const std::vector<int32_t>& lens, const Dims3& d, std
     auto values = Elements<int32_t>(table);
     int64_t next = 0;
     for (size_t r = 0; r < lens.size(); ++r) {
-        for (int64_t k = 0; k < (lens[r] + d.blockSize - 1) / d.blockSize; ++k) values[r * d.maxBlocks + k] = ids[next++];
+        for (int64_t k = 0; k < (lens[r] + d.blockSize - 1) / d.blockSize; ++k)
+            values[r * d.maxBlocks + k] = ids[next++];
     }
     return table;
 }
 
-// A mask of the shape the mask type reads, with a masked (-10000) upper-right part and small values elsewhere.
+// A mask of the shape the mask type reads, with a masked (-10000) upper-right part and small values
+// elsewhere.
 io::HostTensor Mask(const Param& p, const Dims3& d, aclDataType dtype, bool spec, std::mt19937_64& rng) {
     TensorDesc desc;
     switch (p.maskType) {
         case Param::MASK_TYPE_NORM:
             desc = spec ? Desc(dtype, {d.maxContext, d.maxContext}) : Desc(dtype, {d.batch, 1, d.maxContext});
             break;
-        case Param::MASK_TYPE_ALIBI: desc = Desc(dtype, {d.batch, d.heads, 1, d.maxContext}); break;
-        case Param::MASK_TYPE_SPEC: desc = Desc(dtype, {d.tokens, d.maxContext}); break;
+        case Param::MASK_TYPE_ALIBI:
+            desc = Desc(dtype, {d.batch, d.heads, 1, d.maxContext});
+            break;
+        case Param::MASK_TYPE_SPEC:
+            desc = Desc(dtype, {d.tokens, d.maxContext});
+            break;
         case Param::MASK_TYPE_MASK_FREE:
             desc = Desc(ACL_FLOAT16, {1, 8, 128, 16}, ACL_FORMAT_FRACTAL_NZ);
             break;
-        default: desc = Desc(ACL_FLOAT16, {2048, 2048}); break;
+        default:
+            desc = Desc(ACL_FLOAT16, {2048, 2048});
+            break;
     }
     return Random(desc, -1.0, 0.0, rng);
 }
@@ -70,7 +78,8 @@ TestCall MakePaCall(Param param, const PaShape& shape, Platform platform) {
     const bool spec = param.calcType == Param::CALC_TYPE_SPEC;
     const bool nz = platform == Platform::kAtlasInference || platform == Platform::kAtlasTraining;
     const bool mla = param.mlaVHeadSize > 0;
-    const bool qkv = param.quantType == Param::TYPE_QUANT_QKV_OFFLINE || param.quantType == Param::TYPE_QUANT_QKV_ONLINE;
+    const bool qkv =
+        param.quantType == Param::TYPE_QUANT_QKV_OFFLINE || param.quantType == Param::TYPE_QUANT_QKV_ONLINE;
     const bool int8Cache = param.quantType != Param::TYPE_QUANT_UNQUANT;
 
     Dims3 d{};
@@ -89,8 +98,10 @@ TestCall MakePaCall(Param param, const PaShape& shape, Platform platform) {
         if (shape.contextLens[b] > 0) d.tokens += spec ? qSeqLen[b] : 1;
     }
     int64_t used = 0;
-    for (int32_t len : shape.contextLens) used += (len + d.blockSize - 1) / d.blockSize;
-    d.numBlocks = used * (param.compressType != Param::COMPRESS_TYPE_UNDEFINED ? d.kvHeads : 1) + shape.extraBlocks;
+    for (int32_t len : shape.contextLens)
+        used += (len + d.blockSize - 1) / d.blockSize;
+    d.numBlocks =
+        used * (param.compressType != Param::COMPRESS_TYPE_UNDEFINED ? d.kvHeads : 1) + shape.extraBlocks;
 
     const aclDataType qType = qkv ? ACL_INT8 : shape.dtype;
     const aclDataType cacheType = int8Cache ? ACL_INT8 : shape.dtype;
@@ -102,17 +113,21 @@ TestCall MakePaCall(Param param, const PaShape& shape, Platform platform) {
     NameInputs(call);
     for (const std::string& name : call.inputNames) {
         if (name == "query") {
-            call.inputs.push_back(Random(Desc(qType, {d.tokens, d.heads, d.headSize}), -cacheRange, cacheRange, rng));
+            call.inputs.push_back(
+                Random(Desc(qType, {d.tokens, d.heads, d.headSize}), -cacheRange, cacheRange, rng));
         } else if (name == "keyCache") {
-            call.inputs.push_back(Random(CacheDesc(param, d, cacheType, d.headSize, nz), -cacheRange, cacheRange, rng));
+            call.inputs.push_back(
+                Random(CacheDesc(param, d, cacheType, d.headSize, nz), -cacheRange, cacheRange, rng));
         } else if (name == "valueCache") {
-            call.inputs.push_back(Random(CacheDesc(param, d, cacheType, d.headSizeV, nz), -cacheRange, cacheRange, rng));
+            call.inputs.push_back(
+                Random(CacheDesc(param, d, cacheType, d.headSizeV, nz), -cacheRange, cacheRange, rng));
         } else if (name == "blockTables") {
             call.inputs.push_back(BlockTables(shape.contextLens, d, rng));
         } else if (name == "contextLens") {
             call.inputs.push_back(Int32Tensor(shape.contextLens));
         } else if (name == "mask") {
-            call.inputs.push_back(Mask(param, d, qkv ? static_cast<aclDataType>(param.outDataType) : shape.dtype, spec, rng));
+            call.inputs.push_back(
+                Mask(param, d, qkv ? static_cast<aclDataType>(param.outDataType) : shape.dtype, spec, rng));
         } else if (name == "batchRunStatus") {
             call.inputs.push_back(Int32Tensor(std::vector<int32_t>(shape.contextLens.size(), 1)));
         } else if (name == "qSeqLen") {

@@ -35,15 +35,17 @@ TestCall MakeRacCall(const infer::ReshapeAndCacheParam& param, const RacShape& s
     NameInputs(call);
     for (const std::string& name : call.inputNames) {
         if (name == "key") {
-            call.inputs.push_back(Random(Desc(shape.dtype, {shape.tokens, shape.heads, shape.headSizeK}), rng));
+            call.inputs.push_back(
+                Random(Desc(shape.dtype, {shape.tokens, shape.heads, shape.headSizeK}), rng));
         } else if (name == "value") {
-            call.inputs.push_back(Random(Desc(shape.dtype, {shape.tokens, shape.heads, shape.headSizeV}), rng));
+            call.inputs.push_back(
+                Random(Desc(shape.dtype, {shape.tokens, shape.heads, shape.headSizeV}), rng));
         } else if (name == "keyCache") {
-            call.inputs.push_back(
-                Random(Desc(shape.dtype, {shape.numBlocks, shape.blockSize, shape.heads, shape.headSizeK}), rng));
+            call.inputs.push_back(Random(
+                Desc(shape.dtype, {shape.numBlocks, shape.blockSize, shape.heads, shape.headSizeK}), rng));
         } else if (name == "valueCache") {
-            call.inputs.push_back(
-                Random(Desc(shape.dtype, {shape.numBlocks, shape.blockSize, shape.heads, shape.headSizeV}), rng));
+            call.inputs.push_back(Random(
+                Desc(shape.dtype, {shape.numBlocks, shape.blockSize, shape.heads, shape.headSizeV}), rng));
         } else if (name == "slotMapping") {
             call.inputs.push_back(Int32Tensor(Slots(shape, rng)));
         }

@@ -2,12 +2,14 @@
 
 namespace atbx::test {
 
-void PrintTo(const RuleCase& c, std::ostream* out) { *out << c.rule << (c.variant.empty() ? "" : "/") << c.variant; }
+void PrintTo(const RuleCase& c, std::ostream* out) {
+    *out << c.rule << (c.variant.empty() ? "" : "/") << c.variant;
+}
 
 std::vector<RuleCase> AllRuleCases() {
     std::vector<RuleCase> all;
-    for (auto* table : {&CommonRuleCases, &PagedAttentionRuleCases, &SelfAttentionRuleCases, &ReshapeAndCacheRuleCases,
-                        &ApiRuleCases}) {
+    for (auto* table : {&CommonRuleCases, &PagedAttentionRuleCases, &SelfAttentionRuleCases,
+                        &ReshapeAndCacheRuleCases, &ApiRuleCases}) {
         std::vector<RuleCase> cases = table();
         all.insert(all.end(), cases.begin(), cases.end());
     }

@@ -1,5 +1,5 @@
-// RuleCase: one rule of the table, a valid call that passes it, and the one change that breaks that rule and no
-// other. Every rule in the table has at least one (rule_coverage_test.cpp checks this).
+// RuleCase: one rule of the table, a valid call that passes it, and the one change that breaks that rule and
+// no other. Every rule in the table has at least one (rule_coverage_test.cpp checks this).
 #ifndef ATBX_TESTS_SUPPORT_RULE_CASE_H
 #define ATBX_TESTS_SUPPORT_RULE_CASE_H
 

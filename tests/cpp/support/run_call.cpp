@@ -66,7 +66,8 @@ std::string PrecisionFailure(TestCall& call, const std::vector<double>& referenc
                              int64_t maxKvLen) {
     const io::HostTensor& out = call.outputs.at(0);
     const double eps = verify::PrecisionEpsilon(out.desc.dtype, headDim, maxKvLen);
-    const verify::PrecisionReport report = verify::CheckPrecision(out.bytes.data(), out.desc.dtype, reference, eps);
+    const verify::PrecisionReport report =
+        verify::CheckPrecision(out.bytes.data(), out.desc.dtype, reference, eps);
     return report.pass && report.checked > 0 ? std::string() : report.Summary();
 }
 

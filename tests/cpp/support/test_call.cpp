@@ -10,7 +10,8 @@ TensorDesc Desc(aclDataType dtype, std::initializer_list<int64_t> dims, aclForma
     TensorDesc desc;
     desc.dtype = dtype;
     desc.format = format;
-    for (int64_t d : dims) desc.shape.dims[desc.shape.dimNum++] = d;
+    for (int64_t d : dims)
+        desc.shape.dims[desc.shape.dimNum++] = d;
     return desc;
 }
 
@@ -46,7 +47,8 @@ VariantPack TestCall::Pack() {
                                                                  inputNames[i]) != detachedInputs.end();
         if (detached) pack.inTensors.back().deviceData = pack.inTensors.back().hostData = nullptr;
     }
-    for (io::HostTensor& t : outputs) pack.outTensors.push_back(view(t));
+    for (io::HostTensor& t : outputs)
+        pack.outTensors.push_back(view(t));
     return pack;
 }
 

@@ -35,13 +35,15 @@ std::vector<rules::Violation> Violations(TestCall& call) {
 
 std::vector<std::string> ViolatedRules(TestCall& call) {
     std::vector<std::string> ids;
-    for (const rules::Violation& v : Violations(call)) ids.emplace_back(v.rule->id);
+    for (const rules::Violation& v : Violations(call))
+        ids.emplace_back(v.rule->id);
     return ids;
 }
 
 std::string DescribeViolations(TestCall& call) {
     std::string text;
-    for (const rules::Violation& v : Violations(call)) text += core::StrCat(v.rule->id, ": ", v.message, "\n");
+    for (const rules::Violation& v : Violations(call))
+        text += core::StrCat(v.rule->id, ": ", v.message, "\n");
     return text.empty() ? std::string("(no violation)") : text;
 }
 
@@ -49,7 +51,8 @@ void NameInputs(TestCall& call) {
     WithSpec(call, [&]<class Spec>(const typename Spec::Param& param) {
         const typename Spec::Subject subject = Spec::MakeSubject(param, call.platform);
         call.inputNames.clear();
-        for (const rules::TensorSlot& slot : subject.inputSlots) call.inputNames.emplace_back(slot.name);
+        for (const rules::TensorSlot& slot : subject.inputSlots)
+            call.inputNames.emplace_back(slot.name);
         return 0;
     });
 }
@@ -58,7 +61,8 @@ void AttachOutputs(TestCall& call) {
     NameInputs(call);
     WithSpec(call, [&]<class Spec>(const typename Spec::Param& param) {
         SVector<TensorDesc> descs;
-        for (const io::HostTensor& t : call.inputs) descs.push_back(t.desc);
+        for (const io::HostTensor& t : call.inputs)
+            descs.push_back(t.desc);
         ops::CallValidation<Spec> validation(param, call.platform);
         validation.SetDescs(descs);
         const auto violations = validation.Run(rules::Stage::kParam, rules::Stage::kShape);
@@ -66,7 +70,8 @@ void AttachOutputs(TestCall& call) {
                                         << violations.front().message;
         call.outputs.clear();
         if (!violations.empty()) return 0;
-        for (const TensorDesc& desc : Spec::InferOutputs(validation.subject())) call.outputs.push_back(ZeroTensor(desc));
+        for (const TensorDesc& desc : Spec::InferOutputs(validation.subject()))
+            call.outputs.push_back(ZeroTensor(desc));
         return 0;
     });
 }
