@@ -9,8 +9,10 @@ std::vector<Input> InputOrder(const Param& p) {
     if (p.kvCacheCfg == Param::K_CACHE_V_BYPASS) return {Input::kKey, Input::kKeyCache, Input::kSlotMapping};
     std::vector<Input> order = {Input::kKey, Input::kValue, Input::kKeyCache, Input::kValueCache,
                                 Input::kSlotMapping};
-    if (p.compressType != Param::COMPRESS_TYPE_UNDEFINED)
-        order.insert(order.end(), {Input::kWins, Input::kSeqLen});
+    if (p.compressType != Param::COMPRESS_TYPE_UNDEFINED) {
+        order.push_back(Input::kWins);
+        order.push_back(Input::kSeqLen);
+    }
     if (p.compressType == Param::COMPRESS_TYPE_KVHEAD_ROPE) order.push_back(Input::kOffsetIndex);
     return order;
 }
