@@ -17,22 +17,6 @@ struct SmallFloat {
     static constexpr uint16_t kInfBits = kExpMask;
     static constexpr uint16_t kNanBits = static_cast<uint16_t>(kExpMask | (1u << (kMantBits - 1)));
 
-    static double Decode(uint16_t bits) {
-        const bool negative = (bits & 0x8000u) != 0;
-        const int exponent = (bits & kExpMask) >> kMantBits;
-        const int mantissa = bits & ((1 << kMantBits) - 1);
-        double magnitude;
-        if (exponent == 0) {
-            magnitude = std::ldexp(mantissa, kMinExp - kMantBits);
-        } else if (exponent == (1 << kExpBits) - 1) {
-            magnitude =
-                mantissa ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-        } else {
-            magnitude = std::ldexp(mantissa + (1 << kMantBits), exponent - kBias - kMantBits);
-        }
-        return negative ? -magnitude : magnitude;
-    }
-
     static uint16_t Encode(double value) {
         if (std::isnan(value)) return kNanBits;
         const uint16_t sign = std::signbit(value) ? 0x8000u : 0u;
@@ -69,8 +53,20 @@ using Bf16 = SmallFloat<8, 7>;
 
 }  // namespace
 
+// Exact without branching on the value class: the exponent and mantissa bits, shifted into fp32 position and
+// multiplied by 2^112 (the difference of the biases), give normals and subnormals alike; inf and NaN only
+// need the fp32 exponent field filled in.
 float HalfToFloat(uint16_t bits) {
-    return static_cast<float>(Half::Decode(bits));
+    const uint32_t magnitude = static_cast<uint32_t>(bits & 0x7FFFu) << 13;
+    float value;
+    std::memcpy(&value, &magnitude, sizeof(value));
+    value *= 0x1p112f;
+    uint32_t widened;
+    std::memcpy(&widened, &value, sizeof(widened));
+    if ((bits & 0x7C00u) == 0x7C00u) widened |= 0x7F800000u;
+    widened |= static_cast<uint32_t>(bits & 0x8000u) << 16;
+    std::memcpy(&value, &widened, sizeof(value));
+    return value;
 }
 uint16_t DoubleToHalf(double value) {
     return Half::Encode(value);

@@ -11,6 +11,7 @@
 #include "kernels/ref/attention_ref.h"
 #include "ops/call_validation.h"
 #include "ops/op_spec.h"
+#include "perf/bandwidth.h"
 #include "verify/precision.h"
 
 namespace atbx::cli {
@@ -69,9 +70,12 @@ int DemoCommand(const DemoOptions& options) {
     std::cout << "check against the float64 reference: " << report.Summary() << '\n';
 
     const double seconds = MedianSeconds(*op, demo.pack, context, options.iterations);
+    const double ceiling = perf::MeasureReadBandwidth(int64_t{1} << 30, options.threads, 3);
+    const double achieved = static_cast<double>(demo.kvBytesRead) / seconds;
     std::cout << "time: " << seconds * 1e3 << " ms per decode step (median of " << options.iterations << "), "
-              << demo.kvBytesRead / seconds / 1e9 << " GB/s of KV, " << demo.flops / seconds / 1e9
-              << " GFLOP/s\n";
+              << achieved / 1e9 << " GB/s of KV (" << 100.0 * achieved / ceiling
+              << " % of this machine's read ceiling, " << ceiling / 1e9 << " GB/s measured now), "
+              << static_cast<double>(demo.flops) / seconds / 1e9 << " GFLOP/s\n";
     return report.pass ? kExitOk : kExitRule;
 }
 
