@@ -3,6 +3,7 @@
 #define ATBX_OPS_RESHAPE_AND_CACHE_RAC_SPEC_H
 
 #include "ops/reshape_and_cache/rac_infer_shape.h"
+#include "ops/reshape_and_cache/rac_plan.h"
 #include "ops/reshape_and_cache/rac_rules.h"
 #include "ops/reshape_and_cache/rac_subject.h"
 #include "plan/cache_write.h"
@@ -16,9 +17,12 @@ struct ReshapeAndCacheSpec {
     static constexpr const char* kName = "ReshapeAndCacheOperation";
 
     static std::span<const RacRule> Rules() { return rac::Rules(); }
-    static Subject MakeSubject(const Param& param, Platform platform) { return rac::MakeSubject(param, platform); }
+    static Subject MakeSubject(const Param& param, Platform platform) {
+        return rac::MakeSubject(param, platform);
+    }
     static std::vector<TensorDesc> InferOutputs(const Subject& s) { return rac::InferOutputs(s); }
     static void LoadHostValues(Subject& s) { rac::LoadHostValues(s); }
+    static Plan BuildPlan(const Subject& s) { return rac::BuildPlan(s); }
     static std::vector<int> OutputAliases(const Param& param) { return rac::OutputAliases(param); }
     static std::vector<int> InPlaceInputs(const Param&) { return {}; }
 };

@@ -7,8 +7,10 @@ namespace {
 
 std::vector<Input> InputOrder(const Param& p) {
     if (p.kvCacheCfg == Param::K_CACHE_V_BYPASS) return {Input::kKey, Input::kKeyCache, Input::kSlotMapping};
-    std::vector<Input> order = {Input::kKey, Input::kValue, Input::kKeyCache, Input::kValueCache, Input::kSlotMapping};
-    if (p.compressType != Param::COMPRESS_TYPE_UNDEFINED) order.insert(order.end(), {Input::kWins, Input::kSeqLen});
+    std::vector<Input> order = {Input::kKey, Input::kValue, Input::kKeyCache, Input::kValueCache,
+                                Input::kSlotMapping};
+    if (p.compressType != Param::COMPRESS_TYPE_UNDEFINED)
+        order.insert(order.end(), {Input::kWins, Input::kSeqLen});
     if (p.compressType == Param::COMPRESS_TYPE_KVHEAD_ROPE) order.push_back(Input::kOffsetIndex);
     return order;
 }
@@ -17,17 +19,35 @@ std::vector<Input> InputOrder(const Param& p) {
 
 const char* InputName(Input input) {
     switch (input) {
-        case Input::kKey: return "key";
-        case Input::kValue: return "value";
-        case Input::kKeyCache: return "keyCache";
-        case Input::kValueCache: return "valueCache";
-        case Input::kSlotMapping: return "slotMapping";
-        case Input::kWins: return "wins";
-        case Input::kSeqLen: return "seqLen";
-        case Input::kOffsetIndex: return "offsetIndex";
-        case Input::kCount: break;
+        case Input::kKey:
+            return "key";
+        case Input::kValue:
+            return "value";
+        case Input::kKeyCache:
+            return "keyCache";
+        case Input::kValueCache:
+            return "valueCache";
+        case Input::kSlotMapping:
+            return "slotMapping";
+        case Input::kWins:
+            return "wins";
+        case Input::kSeqLen:
+            return "seqLen";
+        case Input::kOffsetIndex:
+            return "offsetIndex";
+        case Input::kCount:
+            break;
     }
     return "unknown";
+}
+
+bool RacSubject::NzCaches() const {
+    return A2Nz() || platform == Platform::kAtlasInference || platform == Platform::kAtlasTraining;
+}
+
+int64_t RacSubject::NzTile(Input cache) const {
+    const bool int8Key = cache == Input::kKeyCache && Desc(cache).dtype == ACL_INT8;
+    return A2Nz() && int8Key ? kNzTileInt8 : kNzTile;
 }
 
 RacSubject MakeSubject(const Param& param, Platform platform) {
