@@ -15,6 +15,8 @@ struct ReshapeAndCacheSpec {
     using Subject = RacSubject;
     using Plan = plan::CacheWritePlan;
     static constexpr const char* kName = "ReshapeAndCacheOperation";
+    // The plan lists the rows the slots select: Execute plans again with the slots it is given.
+    static constexpr bool kPlanHoldsDeviceValues = true;
 
     static std::span<const RacRule> Rules() { return rac::Rules(); }
     static Subject MakeSubject(const Param& param, Platform platform) {
