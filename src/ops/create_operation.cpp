@@ -12,6 +12,12 @@ Status CreateOperation(const infer::PagedAttentionParam& opParam, Operation** op
                                                                                   platform);
 }
 
+template <>
+Status CreateOperation(const infer::ReshapeAndCacheParam& opParam, Operation** operation, Platform platform) {
+    return ops::CreateOperationFor<ops::SpecOf<infer::ReshapeAndCacheParam>::type>(opParam, operation,
+                                                                                   platform);
+}
+
 Status DestroyOperation(Operation* operation) {
     delete operation;
     return Status::Ok();

@@ -3,7 +3,8 @@
 //   Param, Subject, Plan, kName, Rules(), MakeSubject(), InferOutputs(), LoadHostValues(), BuildPlan(),
 //   OutputAliases(param): per ATB output, the input it aliases (updated in place), or -1,
 //   InPlaceInputs(param): inputs updated in place that are not ATB outputs (case files list them after
-//   those).
+//   those); optionally kPlanHoldsDeviceValues (true: Execute rebuilds the plan from the device values it is
+//   given).
 #ifndef ATBX_OPS_OP_SPEC_H
 #define ATBX_OPS_OP_SPEC_H
 

@@ -82,6 +82,12 @@ class OperationImpl final : public Operation {
             !st.ok()) {
             return st;
         }
+        // A plan that holds values read from device tensors (ReshapeAndCache's slots) is rebuilt from the
+        // values Execute sees.
+        if constexpr (requires { Spec::kPlanHoldsDeviceValues; }) {
+            if constexpr (Spec::kPlanHoldsDeviceValues)
+                planned_->plan = Spec::BuildPlan(validation.subject());
+        }
         const int threads = context != nullptr ? context->threads : planned_->context.threads;
         planned_->kernel->run(planned_->plan, threads);
         return Status::Ok();

@@ -13,6 +13,11 @@ using plan::RowWrite;
 void CopyRow(const CacheWriteStream& stream, const RowWrite& row, int64_t elementSize) {
     const auto* src = static_cast<const char*>(stream.src);
     auto* dst = static_cast<char*>(stream.dst);
+    if (stream.dstChannelTile == 0) {  // ND: the row is contiguous at both ends
+        std::memcpy(dst + row.dstOffset * elementSize, src + row.srcOffset * elementSize,
+                    static_cast<size_t>(stream.channels * elementSize));
+        return;
+    }
     for (int64_t c = 0; c < stream.channels; ++c) {
         const int64_t to =
             plan::ChannelOffset(row.dstOffset, c, stream.dstChannelTile, stream.dstChannelTileStride);

@@ -5,7 +5,7 @@ namespace atbx::ops::rac {
 std::span<const RacRule> Rules() {
     static const std::vector<RacRule> rules = [] {
         std::vector<RacRule> all = ParamRules();
-        for (auto* part : {&TensorRules, &ValueRules}) {
+        for (auto* part : {&DtypeRules, &TensorRules, &ValueRules}) {
             std::vector<RacRule> more = part();
             all.insert(all.end(), more.begin(), more.end());
         }

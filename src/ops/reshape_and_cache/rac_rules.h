@@ -13,7 +13,8 @@ namespace atbx::ops::rac {
 using RacRule = rules::Rule<RacSubject>;
 
 std::vector<RacRule> ParamRules();   // rac_rules_param.cpp
-std::vector<RacRule> TensorRules();  // rac_rules_tensor.cpp: dtypes, formats, ranks, shapes
+std::vector<RacRule> DtypeRules();   // rac_rules_dtype.cpp: dtypes and formats (ATB's ini tables)
+std::vector<RacRule> TensorRules();  // rac_rules_tensor.cpp: ranks and shapes
 std::vector<RacRule> ValueRules();   // rac_rules_values.cpp: slots, windows, lengths read from device tensors
 
 std::span<const RacRule> Rules();

@@ -3,6 +3,7 @@
 #define ATBX_OPS_RESHAPE_AND_CACHE_RAC_SPEC_H
 
 #include "ops/reshape_and_cache/rac_infer_shape.h"
+#include "ops/reshape_and_cache/rac_plan.h"
 #include "ops/reshape_and_cache/rac_rules.h"
 #include "ops/reshape_and_cache/rac_subject.h"
 #include "plan/cache_write.h"
@@ -14,6 +15,8 @@ struct ReshapeAndCacheSpec {
     using Subject = RacSubject;
     using Plan = plan::CacheWritePlan;
     static constexpr const char* kName = "ReshapeAndCacheOperation";
+    // The plan lists the rows the slots select: Execute plans again with the slots it is given.
+    static constexpr bool kPlanHoldsDeviceValues = true;
 
     static std::span<const RacRule> Rules() { return rac::Rules(); }
     static Subject MakeSubject(const Param& param, Platform platform) {
@@ -21,6 +24,7 @@ struct ReshapeAndCacheSpec {
     }
     static std::vector<TensorDesc> InferOutputs(const Subject& s) { return rac::InferOutputs(s); }
     static void LoadHostValues(Subject& s) { rac::LoadHostValues(s); }
+    static Plan BuildPlan(const Subject& s) { return rac::BuildPlan(s); }
     static std::vector<int> OutputAliases(const Param& param) { return rac::OutputAliases(param); }
     static std::vector<int> InPlaceInputs(const Param&) { return {}; }
 };

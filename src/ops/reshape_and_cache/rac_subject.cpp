@@ -9,10 +9,8 @@ std::vector<Input> InputOrder(const Param& p) {
     if (p.kvCacheCfg == Param::K_CACHE_V_BYPASS) return {Input::kKey, Input::kKeyCache, Input::kSlotMapping};
     std::vector<Input> order = {Input::kKey, Input::kValue, Input::kKeyCache, Input::kValueCache,
                                 Input::kSlotMapping};
-    if (p.compressType != Param::COMPRESS_TYPE_UNDEFINED) {
-        order.push_back(Input::kWins);
-        order.push_back(Input::kSeqLen);
-    }
+    if (p.compressType != Param::COMPRESS_TYPE_UNDEFINED)
+        order.insert(order.end(), {Input::kWins, Input::kSeqLen});
     if (p.compressType == Param::COMPRESS_TYPE_KVHEAD_ROPE) order.push_back(Input::kOffsetIndex);
     return order;
 }
@@ -41,6 +39,15 @@ const char* InputName(Input input) {
             break;
     }
     return "unknown";
+}
+
+bool RacSubject::NzCaches() const {
+    return A2Nz() || platform == Platform::kAtlasInference || platform == Platform::kAtlasTraining;
+}
+
+int64_t RacSubject::NzTile(Input cache) const {
+    const bool int8Key = cache == Input::kKeyCache && Desc(cache).dtype == ACL_INT8;
+    return A2Nz() && int8Key ? kNzTileInt8 : kNzTile;
 }
 
 RacSubject MakeSubject(const Param& param, Platform platform) {

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "atbx/infer_op_params.h"
 #include "rules/call_subject.h"
@@ -27,6 +29,10 @@ enum class Input : uint8_t {
 
 const char* InputName(Input input);
 
+// Width of a FRACTAL_NZ cache tile: 16 channels, or 32 for int8 keys on Atlas A2 (K_CACHE_V_CACHE_NZ).
+constexpr int64_t kNzTile = 16;
+constexpr int64_t kNzTileInt8 = 32;
+
 struct RacSubject : rules::CallSubject {
     const Param* param = nullptr;
     std::array<int, static_cast<size_t>(Input::kCount)> index{};  // position of each role, -1 when absent
@@ -37,8 +43,32 @@ struct RacSubject : rules::CallSubject {
     int64_t Dim(Input input, int d) const { return Desc(input).shape.dims[d]; }
     uint64_t Rank(Input input) const { return Desc(input).shape.dimNum; }
     const void* Data(Input input) const { return InputData(IndexOf(input)); }
+    // A 1-D int32 device tensor's values; readable from Stage::kDeviceValues on (its dtype, rank, length and
+    // size are checked by then).
+    std::span<const int32_t> Values(Input input) const {
+        return {static_cast<const int32_t*>(Data(input)), static_cast<size_t>(Dim(input, 0))};
+    }
+
+    // The mode, from the param and the profile (valid once the param stage passed).
     bool KeyOnly() const { return param->kvCacheCfg == Param::K_CACHE_V_BYPASS; }
     bool Compressed() const { return param->compressType != Param::COMPRESS_TYPE_UNDEFINED; }
+    bool Rope() const { return param->compressType == Param::COMPRESS_TYPE_KVHEAD_ROPE; }
+    // FRACTAL_NZ caches: every call on Atlas inference and training products, K_CACHE_V_CACHE_NZ on Atlas A2.
+    bool NzCaches() const;
+    bool A2Nz() const { return param->kvCacheCfg == Param::K_CACHE_V_CACHE_NZ; }
+
+    // Dims; valid once the ranks are checked (Stage::kShape on).
+    int64_t Tokens() const { return Dim(Input::kKey, 0); }       // T
+    int64_t Heads() const { return Dim(Input::kKey, 1); }        // Nh
+    int64_t HeadSizeK() const { return Dim(Input::kKey, 2); }    // Dk
+    int64_t HeadSizeV() const { return Dim(Input::kValue, 2); }  // Dv
+    int64_t NumBlocks() const { return Dim(Input::kKeyCache, 0); }
+    // ND caches [NB, BS, heads, D]; FRACTAL_NZ caches [NB, heads * D / tile, BS, tile].
+    int64_t BlockSize(Input cache) const { return Dim(cache, NzCaches() ? 2 : 1); }
+    int64_t CacheSlots() const { return NumBlocks() * BlockSize(Input::kKeyCache); }  // NB * BS
+    int64_t Batch() const { return Dim(Input::kSeqLen, 0); }                          // B (compress modes)
+    // Channels of a FRACTAL_NZ cache tile: 32 for an int8 key cache on Atlas A2, else 16.
+    int64_t NzTile(Input cache) const;
 };
 
 RacSubject MakeSubject(const Param& param, Platform platform);

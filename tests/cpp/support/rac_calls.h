@@ -1,8 +1,12 @@
-// Valid ReshapeAndCache calls for tests: new tokens, caches, and distinct random slots (some negative).
+// Valid ReshapeAndCache calls for tests, for every mode and profile: random new tokens, caches pre-filled
+// with random data, and distinct random slots (some negative). The caches are ND [NB, BS, heads, D]
+// (compression: heads 1) or FRACTAL_NZ [NB, heads * D / tile, BS, tile] on atlas-inference, atlas-training
+// and with K_CACHE_V_CACHE_NZ.
 #ifndef ATBX_TESTS_SUPPORT_RAC_CALLS_H
 #define ATBX_TESTS_SUPPORT_RAC_CALLS_H
 
 #include <cstdint>
+#include <vector>
 
 #include "atbx/infer_op_params.h"
 #include "support/test_call.h"
@@ -10,18 +14,23 @@
 namespace atbx::test {
 
 struct RacShape {
-    int32_t tokens = 7;
+    int32_t tokens = 7;  // T; with compression at least the sum of seqLens
     int32_t heads = 2;
     int32_t headSizeK = 32;
     int32_t headSizeV = 32;
     int32_t blockSize = 16;
     int32_t numBlocks = 5;
-    aclDataType dtype = ACL_FLOAT16;
+    aclDataType dtype = ACL_FLOAT16;            // key and keyCache
+    aclDataType valueDtype = ACL_DT_UNDEFINED;  // value and valueCache; undefined: dtype
+    std::vector<int32_t> seqLens = {3, 4};      // compression: tokens of each sequence
     uint64_t seed = 13;
 };
 
 TestCall MakeRacCall(const infer::ReshapeAndCacheParam& param, const RacShape& shape = {},
                      Platform platform = Platform::kAtlasA2);
+
+// The param of each mode.
+infer::ReshapeAndCacheParam RacParam(int compressType, int kvCacheCfg = 0);
 
 }  // namespace atbx::test
 

@@ -1,0 +1,143 @@
+#include "ops/reshape_and_cache/rac_plan.h"
+
+#include "ops/reshape_and_cache/rac_windows.h"
+
+namespace atbx::ops::rac {
+namespace {
+
+using plan::CacheWriteStream;
+using plan::RowWrite;
+
+// Where the rows of one cache go: ND [NB, BS, heads, D] (compression: heads = 1), or FRACTAL_NZ
+// [NB, heads * D / tile, BS, tile], for a tensor [T, Nh, D] that `stored` names.
+struct CacheLayout {
+    int64_t rowChannels = 0;  // channels of one cache row: heads * D (compression: D)
+    int64_t blockSize = 0;
+    int tile = 0;  // 0: ND
+
+    // Element offset of channel 0 of the cache row `slot`.
+    int64_t RowOffset(int64_t slot) const {
+        if (tile == 0) return slot * rowChannels;
+        return (slot / blockSize) * blockSize * rowChannels + (slot % blockSize) * tile;
+    }
+};
+
+CacheLayout LayoutOf(const RacSubject& s, Input cache, Input stored) {
+    CacheLayout layout;
+    const int64_t headSize = s.Dim(stored, 2);
+    layout.rowChannels = s.Compressed() ? headSize : s.Heads() * headSize;
+    layout.blockSize = s.BlockSize(cache);
+    if (s.NzCaches()) layout.tile = static_cast<int>(s.NzTile(cache));
+    return layout;
+}
+
+// The output of `cache` (output 0 is keyCache, output 1 valueCache).
+void* OutputOf(const RacSubject& s, Input cache) {
+    return s.pack->outTensors[cache == Input::kKeyCache ? 0 : 1].deviceData;
+}
+
+// Copies the cache input into its output when they are different memory (one row: the whole tensor).
+void CopyCacheIfApart(const RacSubject& s, Input cache, plan::CacheWritePlan* plan) {
+    const void* input = s.Data(cache);
+    void* output = OutputOf(s, cache);
+    if (input == output) return;
+    CacheWriteStream copy;
+    copy.src = input;
+    copy.dst = output;
+    copy.dtype = s.Desc(cache).dtype;
+    copy.channels = static_cast<int64_t>(ElementCount(s.Desc(cache)));
+    copy.rows.push_back({});
+    plan->streams.push_back(std::move(copy));
+}
+
+CacheWriteStream EmptyStream(const RacSubject& s, Input cache, Input stored, const CacheLayout& layout) {
+    CacheWriteStream stream;
+    stream.src = s.Data(stored);
+    stream.dst = OutputOf(s, cache);
+    stream.dtype = s.Desc(cache).dtype;
+    stream.channels = layout.rowChannels;
+    stream.dstChannelTile = layout.tile;
+    stream.dstChannelTileStride = layout.blockSize * layout.tile;
+    return stream;
+}
+
+// Token t (all heads) to cache row slotMapping[t]; negative slots skipped.
+void AddTokenRows(const RacSubject& s, const CacheLayout& layout, CacheWriteStream* stream) {
+    const std::span<const int32_t> slots = s.Values(Input::kSlotMapping);
+    for (size_t t = 0; t < slots.size(); ++t) {
+        if (slots[t] < 0) continue;
+        RowWrite row;
+        row.srcOffset = static_cast<int64_t>(t) * layout.rowChannels;
+        row.dstOffset = layout.RowOffset(slots[t]);
+        stream->rows.push_back(row);
+    }
+}
+
+// Row (token j, head h) of the stored tensor [T, Nh, D].
+int64_t SourceRow(const RacSubject& s, int64_t token, int64_t head, int64_t headSize) {
+    return (token * s.Heads() + head) * headSize;
+}
+
+// KVHEAD: the last w tokens of head h of sequence b, to w consecutive rows from the slot.
+void AddWindowRows(const RacSubject& s, const HeadWindow& w, const CacheLayout& layout,
+                   CacheWriteStream* stream) {
+    const int64_t first = w.firstToken + w.length - w.window;
+    for (int64_t t = 0; t < w.window; ++t) {
+        RowWrite row;
+        row.srcOffset = SourceRow(s, first + t, w.head, layout.rowChannels);
+        row.dstOffset = layout.RowOffset(w.slot + t);
+        stream->rows.push_back(row);
+    }
+}
+
+// KVHEAD_ROPE: tokens before o copied, the mean of tokens [o, o + w) to one row, tokens from o + w copied; a
+// head that does not average copies all L tokens.
+void AddRopeRows(const RacSubject& s, const HeadWindow& w, const CacheLayout& layout,
+                 CacheWriteStream* stream) {
+    const bool averages = Averages(s, w);
+    int64_t slot = w.slot;
+    for (int64_t j = 0; j < w.length; ++j) {
+        RowWrite row;
+        row.srcOffset = SourceRow(s, w.firstToken + j, w.head, layout.rowChannels);
+        if (averages && j == w.offset) {
+            row.srcRows = static_cast<int32_t>(w.window);
+            row.srcRowStride = s.Heads() * layout.rowChannels;
+            j += w.window - 1;
+        }
+        row.dstOffset = layout.RowOffset(slot++);
+        stream->rows.push_back(row);
+    }
+}
+
+void AddHeadRows(const RacSubject& s, const CacheLayout& layout, CacheWriteStream* stream) {
+    for (const HeadWindow& w : HeadWindows(s)) {
+        if (w.slot < 0) continue;
+        if (s.Rope()) {
+            AddRopeRows(s, w, layout, stream);
+        } else {
+            AddWindowRows(s, w, layout, stream);
+        }
+    }
+}
+
+}  // namespace
+
+plan::CacheWritePlan BuildPlan(const RacSubject& s) {
+    plan::CacheWritePlan plan;
+    for (auto [cache, stored] :
+         {std::pair{Input::kKeyCache, Input::kKey}, {Input::kValueCache, Input::kValue}}) {
+        if (!s.Has(cache)) continue;
+        CopyCacheIfApart(s, cache, &plan);
+        const CacheLayout layout = LayoutOf(s, cache, stored);
+        CacheWriteStream stream = EmptyStream(s, cache, stored, layout);
+        if (s.Compressed()) {
+            AddHeadRows(s, layout, &stream);
+        } else {
+            AddTokenRows(s, layout, &stream);
+        }
+        plan.streams.push_back(std::move(stream));
+    }
+    return plan;
+}
+
+}  // namespace atbx::ops::rac
