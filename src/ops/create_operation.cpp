@@ -12,6 +12,12 @@ Status CreateOperation(const infer::PagedAttentionParam& opParam, Operation** op
                                                                                   platform);
 }
 
+template <>
+Status CreateOperation(const infer::SelfAttentionParam& opParam, Operation** operation, Platform platform) {
+    return ops::CreateOperationFor<ops::SpecOf<infer::SelfAttentionParam>::type>(opParam, operation,
+                                                                                 platform);
+}
+
 Status DestroyOperation(Operation* operation) {
     delete operation;
     return Status::Ok();
