@@ -12,20 +12,13 @@ int64_t RoundUp16(int64_t n) {
     return (n + kNzRows - 1) / kNzRows * kNzRows;
 }
 
-// Channels of one token of a token-row tensor: [N, W], [N, heads, d] or [b, s, heads, d] (viewed as [b * s,
-// W]).
-int64_t TokenWidth(const TensorDesc& desc) {
-    const int64_t* d = desc.shape.dims;
-    switch (desc.shape.dimNum) {
-        case 2:
-            return d[1];
-        case 3:
-            return d[1] * d[2];
-        case 4:
-            return d[2] * d[3];
-        default:
-            return 0;
-    }
+// Channels of one token of a token-row tensor whose first `tokenDims` dims count tokens: [N, W], [N, heads,
+// d], or [b, s, heads, d] and [b, s, W] with the two leading dims viewed as b * s tokens.
+int64_t TokenWidth(const TensorDesc& desc, uint64_t tokenDims) {
+    int64_t width = 1;
+    for (uint64_t k = tokenDims; k < desc.shape.dimNum; ++k)
+        width *= desc.shape.dims[k];
+    return width;
 }
 
 // Batches held by a FA cache: ND [L, B, S, Hk * D] or dynamic-batch [B, S, Hk * D]; BNSD [L, B, Hk, S, D];
@@ -142,8 +135,10 @@ Geometry GeometryOf(const SaSubject& s) {
         g.headDimV = output.shape.dims[3];
         g.bnsdRows = query.shape.dims[2];
     } else {
-        g.headDim = TokenWidth(query) / g.heads;
-        g.headDimV = TokenWidth(output) / g.heads;
+        // A 4-D query [b, s, heads, d] holds b * s tokens, and so does its 3-D output [b, s, heads * dv].
+        const uint64_t tokenDims = query.shape.dimNum == 4 ? 2 : 1;
+        g.headDim = TokenWidth(query, tokenDims) / g.heads;
+        g.headDimV = TokenWidth(output, tokenDims) / g.heads;
         g.outputRows = static_cast<int64_t>(ElementCount(output)) / (g.heads * g.headDimV);
     }
     return g;
