@@ -365,6 +365,41 @@ TEST(SaReferenceFlash, CompressedNormMaskIsTopLeftCausal) {
     CheckFlash(f, m, 10, {{"attentionMask", Values(Desc(ACL_FLOAT16, {128, 128}), tile)}});
 }
 
+// MASK_TYPE_NORM with isTriuMask and a [128, 128] mask is the compressed causal tile as well (ATB's kernels
+// tell it by its shape), also for sequences longer than the tile.
+TEST(SaReferenceFlash, TriuNormMaskOf128IsTheCompressedTile) {
+    Flash f;
+    f.param = FlashParam(Param::ENCODER, 0.17f);
+    f.param.maskType = Param::MASK_TYPE_NORM;
+    f.param.isTriuMask = 1;
+    f.maxSeq = 140;
+    f.seqLen = {137, 2};
+    f.tokenOffset = {137, 2};
+    std::vector<double> tile(128 * 128);
+    for (int64_t r = 0; r < 128; ++r)
+        for (int64_t c = 0; c < 128; ++c)
+            tile[r * 128 + c] = c > r ? -10000.0 : 0.0;
+    Math m;
+    m.term = [](int64_t, int64_t, int64_t i, int64_t j) { return j > i ? -10000.0 : 0.0; };
+    CheckFlash(f, m, 21, {{"attentionMask", Values(Desc(ACL_FLOAT16, {128, 128}), tile)}});
+}
+
+// A NORM mask with a head dim ([H, S, S], per head) stays additive even in bf16 (DECISIONS 12).
+TEST(SaReferenceFlash, NormMaskWithAHeadDimIsAdditive) {
+    Flash f;
+    f.param = FlashParam(Param::ENCODER, 0.17f);
+    f.param.maskType = Param::MASK_TYPE_NORM;
+    f.dtype = ACL_BF16;
+    std::mt19937_64 rng(22);
+    io::HostTensor mask = RandomMask(Desc(ACL_BF16, {f.heads, f.maxSeq, f.maxSeq}), -30.0, rng);
+    const io::HostTensor maskCopy = mask;
+    Math m;
+    m.term = [&](int64_t, int64_t h, int64_t i, int64_t j) {
+        return At(maskCopy, (h * f.maxSeq + i) * f.maxSeq + j);
+    };
+    CheckFlash(f, m, 23, {{"attentionMask", std::move(mask)}});
+}
+
 // DECISIONS 16: DECODER with a sliding window takes no mask; cacheType NORM reads the last W keys, cacheType
 // SWA the first W (a ring cache).
 TEST(SaReferenceFlash, DecoderSlidingWindowRestrictsTheKeys) {

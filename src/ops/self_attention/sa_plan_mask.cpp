@@ -36,15 +36,16 @@ bool FlagMask(const SaSubject& s) {
 }
 
 // A mask read element by element. ND: [rows, cols], [X, rows, cols] or [B, H | 1, rows, cols]; FRACTAL_NZ
-// [X, cols / 16, rows, 16]. X is 1 (shared), B (per batch), H (per head: alibi masks) or B * H.
-TensorMask TensorMaskOf(const SaSubject& s, bool perHead, bool flags) {
+// [X, cols / 16, rows, 16]. X is 1 (shared), B (per batch), H (per head) or B * H; where B == H, an alibi
+// mask is read per head and any other per batch, as ATB's kernels read 3-D masks. Flags apply only to masks
+// without a head dim (DECISIONS 12).
+TensorMask TensorMaskOf(const SaSubject& s, bool alibi, bool flags) {
     const TensorDesc& desc = s.Desc(Input::kMask);
     const int64_t* d = desc.shape.dims;
     const int rank = static_cast<int>(desc.shape.dimNum);
     TensorMask mask;
     mask.data = s.Data(Input::kMask);
     mask.dtype = desc.dtype;
-    mask.flags = flags;
     int64_t planes = 1;
     int64_t plane = 0;
     if (IsNz(desc)) {
@@ -58,22 +59,24 @@ TensorMask TensorMaskOf(const SaSubject& s, bool perHead, bool flags) {
         mask.rowStride = d[3];
         mask.batchStride = d[1] * plane;
         mask.headStride = d[1] == 1 ? 0 : plane;
-        return mask;
     } else {
         planes = rank == 3 ? d[0] : 1;
         plane = d[rank - 2] * d[rank - 1];
         mask.rowStride = d[rank - 1];
     }
     const auto batches = static_cast<int64_t>(s.seqLen.size());
-    if (planes == 1) return mask;
-    if (perHead && planes == s.HeadNum()) {
+    const int64_t heads = s.HeadNum();
+    if (planes == 1) {
+        // shared, or the 4-D form whose strides are set
+    } else if (planes == heads && (alibi || planes != batches)) {
         mask.headStride = plane;
     } else if (planes == batches) {
         mask.batchStride = plane;
     } else {
-        mask.batchStride = s.HeadNum() * plane;
+        mask.batchStride = heads * plane;
         mask.headStride = plane;
     }
+    mask.flags = flags && mask.headStride == 0;
     return mask;
 }
 
