@@ -10,7 +10,7 @@ import pytest
 
 from atbx_case import Tensor, assert_precision
 from golden_sa import FLAG, bnsd_bypass, cache_to_nz, causal_term, fa_cache, to_nz
-from sa_cases import (BYPASS, DECODER, ENCODER, HIGH_PRECISION, LONG, MASK_NONE, MASK_NORM, MASK_NORM_COMPRESS,
+from sa_cases import (BYPASS, DECODER, ENCODER, HIGH_PRECISION, LONG, MASK_NORM, MASK_NORM_COMPRESS,
                       MASK_SWA_COMPRESS, MASK_SWA_NORM, UNDEFINED, int32, raw_output, run_case, sharp, values)
 
 

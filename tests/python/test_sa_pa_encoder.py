@@ -30,7 +30,7 @@ def interleave_slopes(heads):
 
 
 def masks(kind, rng, dtype, heads, batch, max_q, max_kv, window, flags, mask_type):
-    """(tensors given to atbx after the mask slot's position, the mask tensor, term(b, h, q, kv) for the golden)."""
+    """(inputs after seqLen (the slopes), the mask tensor, term(b, h, q, kv) for the golden) of a mask kind."""
     hidden = 1.0 if flags else -10000.0
     if kind == "batch":  # NORM [B, S, S]
         full = np.where(rng.random((batch, max_q, max_kv)) < 0.3, hidden, 0.0)

@@ -5,11 +5,19 @@
 // batches with status 0, batches without keys, the rows Atlas inference pads each batch or the whole query
 // to, BNSD rows past a batch's length) are written as zeros.
 //
-// The planner relies on the rules for what it reads: the input ranks and shapes of the mode (head dims that
-// divide, caches and masks that cover every row and key a batch reads, [H, rows, 128] alibi tiles with rows
-// beyond every query's absolute position), host values that fit (seqLen / kvSeqLen / tokenOffset >= 0,
-// tokenOffset >= seqLen, lengths within the caches), layerId within the cache's layers, and block-table
-// entries within the paged cache.
+// The planner relies on the rules for everything it reads:
+//  - the ranks and shapes of the mode's inputs (self_attention.md 2): head sizes that divide, the output of
+//  the
+//    inferred shape, caches with the batch and layer dims it indexes;
+//  - host values: one seqLen / kvSeqLen / tokenOffset / batchRunStatus entry per batch, lengths >= 0,
+//    tokenOffset >= seqLen, keys within the cache (tokenOffset <= S, kv_b within the packed or per-batch key
+//    rows), query rows within q; layerId within the cache's layers; block-table entries within the paged
+//    cache for every block a batch reads;
+//  - masks that cover every row and key read (top-left: max q rows and max kv columns; decoders row 0; a
+//    compressed tile at least its 2 first elements; [H, rows, 128] alibi tiles with rows beyond every query's
+//    absolute position); alibi-compress masks (and slopes) only in PA_ENCODER and PREFIX_ENCODER, CAUSAL_MASK
+//    only in PREFIX_ENCODER;
+//  - logN, slopes and quant scales at least as long as they are indexed (max q or B; H).
 #ifndef ATBX_OPS_SELF_ATTENTION_SA_PLAN_H
 #define ATBX_OPS_SELF_ATTENTION_SA_PLAN_H
 

@@ -66,15 +66,15 @@ TensorMask TensorMaskOf(const SaSubject& s, bool alibi, bool flags) {
     }
     const auto batches = static_cast<int64_t>(s.seqLen.size());
     const int64_t heads = s.HeadNum();
-    if (planes == 1) {
-        // shared, or the 4-D form whose strides are set
-    } else if (planes == heads && (alibi || planes != batches)) {
-        mask.headStride = plane;
-    } else if (planes == batches) {
-        mask.batchStride = plane;
-    } else {
-        mask.batchStride = heads * plane;
-        mask.headStride = plane;
+    if (planes > 1) {
+        if (planes == heads && (alibi || planes != batches)) {
+            mask.headStride = plane;
+        } else if (planes == batches) {
+            mask.batchStride = plane;
+        } else {
+            mask.batchStride = heads * plane;
+            mask.headStride = plane;
+        }
     }
     mask.flags = flags && mask.headStride == 0;
     return mask;
