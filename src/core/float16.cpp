@@ -22,6 +22,7 @@ struct SmallFloat {
         const uint16_t sign = std::signbit(value) ? 0x8000u : 0u;
         const double magnitude = std::fabs(value);
         if (magnitude == 0.0) return sign;
+        if (std::isinf(magnitude)) return static_cast<uint16_t>(sign | kInfBits);
         // Quantum of the binade the value lies in, never finer than the subnormal quantum.
         int binade;
         std::frexp(magnitude, &binade);  // magnitude in [2^(binade-1), 2^binade)

@@ -13,6 +13,12 @@ Status CreateOperation(const infer::PagedAttentionParam& opParam, Operation** op
 }
 
 template <>
+Status CreateOperation(const infer::SelfAttentionParam& opParam, Operation** operation, Platform platform) {
+    return ops::CreateOperationFor<ops::SpecOf<infer::SelfAttentionParam>::type>(opParam, operation,
+                                                                                 platform);
+}
+
+template <>
 Status CreateOperation(const infer::ReshapeAndCacheParam& opParam, Operation** operation, Platform platform) {
     return ops::CreateOperationFor<ops::SpecOf<infer::ReshapeAndCacheParam>::type>(opParam, operation,
                                                                                    platform);

@@ -22,12 +22,14 @@ struct KvSource {
     int64_t channelTileStride = 0;
 
     // Paged sources: position j of sequence r is slot j % blockSize of block blockTable[r * tableStride + j /
-    // blockSize]. Non-paged sources (blockTable == nullptr) start at the work item's kvSequence element
-    // offset.
+    // blockSize]. Non-paged sources (blockTable == nullptr) start at element kvSequence * sequenceStride of
+    // the work item, so that a key and a value source with different row widths can share the item's
+    // kvSequence (a token row, or a layer-and-batch index).
     const int32_t* blockTable = nullptr;
     int64_t tableStride = 0;
     int blockSize = 0;
     int64_t blockStride = 0;
+    int64_t sequenceStride = 1;  // non-paged sources: elements per kvSequence unit
 
     // int8 caches read by a floating-point query (DEQUANT_FUSION): value = (x + offset[ch]) * scale[ch] with
     // ch = logicalKvHead * headDim + c. The scale is fp32, or int64/uint64 holding fp32 bits in its low 32
@@ -44,11 +46,11 @@ struct KvSource {
     }
 
     // Element offset of channel 0 of head h at position j; `sequence` is a block-table row when paged, else
-    // the element offset of position 0.
+    // position 0 starts at element sequence * sequenceStride.
     int64_t RowOffset(int64_t sequence, int64_t j, int64_t h) const {
         if (paged())
             return BlockOf(sequence, j) * blockStride + (j % blockSize) * slotStride + h * headStride;
-        return sequence + j * slotStride + h * headStride;
+        return sequence * sequenceStride + j * slotStride + h * headStride;
     }
 
     int64_t ChannelAt(int64_t rowOffset, int64_t c) const {

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <variant>
 
+#include "plan/mask_alibi.h"
+#include "plan/mask_alibi_tile.h"
 #include "plan/mask_causal.h"
 #include "plan/mask_tensor.h"
 #include "plan/work_item.h"
@@ -17,7 +19,7 @@ struct NoMask {
     double Term(const WorkItem&, int64_t, int64_t, int64_t) const { return 0.0; }
 };
 
-using MaskPolicy = std::variant<NoMask, TensorMask, CausalMask>;
+using MaskPolicy = std::variant<NoMask, TensorMask, CausalMask, AlibiMask, AlibiTileMask>;
 
 }  // namespace atbx::plan
 

@@ -12,6 +12,9 @@ struct QuantPolicy {
         kPagedOnline,   // PA: sigma = exp(tile_max - m) / 127 per tile and row; O_tile = (P8.V8) * vDescale *
                         // sigma
         kPagedOffline,  // PA: P8 = rint(p * pScale); O_tile = (P8.V8) * vDescale (vDescale folds in 1/pScale)
+        kSelfOnline,  // SA: s = (max of the tile maxima of p seen so far in the row) / 127; P8 = rint(p / s);
+                      // O_tile = (P8.V8) * vDescale * s
+        kSelfOffline,  // SA: P8 = rint(p / pScale); O_tile = (P8.V8) * vDescale * pScale
     };
     Mode mode = Mode::kNone;
     int tileSize = 128;               // keys per P-quantisation tile
@@ -20,6 +23,7 @@ struct QuantPolicy {
     const float* pScale = nullptr;    // [headNum], offline modes
 
     bool enabled() const { return mode != Mode::kNone; }
+    bool selfAttention() const { return mode == Mode::kSelfOnline || mode == Mode::kSelfOffline; }
 };
 
 }  // namespace atbx::plan

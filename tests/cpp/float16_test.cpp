@@ -29,6 +29,8 @@ TEST(Float16, KnownValues) {
     EXPECT_EQ(DoubleToHalf(1.0 + std::ldexp(1.0, -11) + 1e-12),
               0x3C01);  // just above the tie: no double rounding
     EXPECT_EQ(DoubleToHalf(std::numeric_limits<double>::quiet_NaN()) & 0x7C00, 0x7C00);
+    EXPECT_EQ(DoubleToHalf(std::numeric_limits<double>::infinity()), 0x7C00);
+    EXPECT_EQ(DoubleToHalf(-std::numeric_limits<double>::infinity()), 0xFC00);
 }
 
 TEST(Float16, EveryFiniteHalfRoundTrips) {
@@ -48,6 +50,8 @@ TEST(Bfloat16, KnownValues) {
     EXPECT_EQ(DoubleToBf16(1.0 + std::ldexp(1.0, -8) + 1e-12), 0x3F81);  // above the tie
     EXPECT_EQ(DoubleToBf16(3.4e38), 0x7F80);                             // beyond the largest finite: inf
     EXPECT_EQ(DoubleToBf16(std::ldexp(1.0, -133)), 0x0001);              // smallest subnormal
+    EXPECT_EQ(DoubleToBf16(std::numeric_limits<double>::infinity()), 0x7F80);
+    EXPECT_EQ(DoubleToBf16(-std::numeric_limits<double>::infinity()), 0xFF80);  // bf16 alibi masks hold -inf
 }
 
 TEST(Bfloat16, EveryFiniteBf16RoundTrips) {

@@ -36,11 +36,12 @@ std::vector<Task> MakeTasks(const AttentionPlan& plan) {
 }
 
 // Online-softmax state of `rows` query rows for every head of a task: running max m, running sum l of the
-// unquantised weights, and the weighted sum of values.
+// unquantised weights, the weighted sum of values, and the largest tile maximum of the unquantised weights
+// seen so far (SelfAttention's online P quantisation scales by it).
 struct SoftmaxState {
-    std::vector<double> max, sum, acc;
+    std::vector<double> max, sum, acc, weightMax;
     SoftmaxState(int64_t lanes, int64_t headDimV)
-        : max(lanes, kNegInf), sum(lanes, 0.0), acc(lanes * headDimV, 0.0) {}
+        : max(lanes, kNegInf), sum(lanes, 0.0), acc(lanes * headDimV, 0.0), weightMax(lanes, 0.0) {}
 };
 
 // Computes one task: rows [rowBegin, rowEnd) of one item, all of its heads.
@@ -165,7 +166,9 @@ class TaskRunner {
         }
         state_.sum[lane] = state_.sum[lane] * rescale + tileSum;
         state_.max[lane] = newMax;
-        if (plan_.quant.enabled()) {
+        if (plan_.quant.selfAttention()) {
+            AccumulateSelfQuantised(lane, count, tileMax, newMax, acc);
+        } else if (plan_.quant.enabled()) {
             AccumulateQuantised(lane, count, tileMax, newMax, acc);
         } else {
             AccumulateValues(count, 1.0, acc);
@@ -201,13 +204,38 @@ class TaskRunner {
                 outFactor = quant.vDescale[head];
                 break;
             case QuantPolicy::Mode::kNone:
+            case QuantPolicy::Mode::kSelfOnline:
+            case QuantPolicy::Mode::kSelfOffline:
                 return;
         }
+        QuantiseWeights(count, pFactor);
+        AccumulateValues(count, outFactor, acc);
+    }
+
+    // SelfAttention's int8 P.V (self_attention.md 3.8): online, the weights are scaled by the largest tile
+    // maximum of the row so far (which is 1 from the first tile on, as ATB's golden computes it); offline, by
+    // the caller's pScale, which the result multiplies back in.
+    void AccumulateSelfQuantised(int64_t lane, int32_t count, double tileMax, double newMax, double* acc) {
+        const QuantPolicy& quant = plan_.quant;
+        const int64_t head = HeadOf(lane);
+        double step = 0.0;  // weight of one int8 step
+        if (quant.mode == QuantPolicy::Mode::kSelfOnline) {
+            if (tileMax == kNegInf) return;  // every key of the tile is hidden: its weights are all 0
+            state_.weightMax[lane] = std::max(state_.weightMax[lane], std::exp(tileMax - newMax));
+            step = state_.weightMax[lane] / 127.0;
+        } else {
+            step = quant.pScale[head];
+        }
+        QuantiseWeights(count, 1.0 / step);
+        AccumulateValues(count, quant.vDescale[head] * step, acc);
+    }
+
+    // Weights times `factor`, rounded to fp16 and then to int8 as the kernels convert them.
+    void QuantiseWeights(int32_t count, double factor) {
         for (int32_t t = 0; t < count; ++t) {
-            const double scaled = plan::RoundToDtype(logits_[t] * pFactor, ACL_FLOAT16);
+            const double scaled = plan::RoundToDtype(logits_[t] * factor, ACL_FLOAT16);
             logits_[t] = std::clamp(std::nearbyint(scaled), -128.0, 127.0);
         }
-        AccumulateValues(count, outFactor, acc);
     }
 
     const AttentionPlan& plan_;

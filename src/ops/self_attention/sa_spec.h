@@ -3,6 +3,7 @@
 #define ATBX_OPS_SELF_ATTENTION_SA_SPEC_H
 
 #include "ops/self_attention/sa_infer_shape.h"
+#include "ops/self_attention/sa_plan.h"
 #include "ops/self_attention/sa_rules.h"
 #include "ops/self_attention/sa_subject.h"
 #include "plan/attention_plan.h"
@@ -21,6 +22,7 @@ struct SelfAttentionSpec {
     }
     static std::vector<TensorDesc> InferOutputs(const Subject& s) { return sa::InferOutputs(s); }
     static void LoadHostValues(Subject& s) { sa::LoadHostValues(s); }
+    static Plan BuildPlan(const Subject& s) { return sa::BuildPlan(s); }
     static std::vector<int> OutputAliases(const Param&) { return {-1}; }
     // FA-cache: the op writes the new tokens into cacheK and cacheV (inputs 3 and 4).
     static std::vector<int> InPlaceInputs(const Param& param) {

@@ -1,0 +1,34 @@
+// SelfAttention planner: turns a validated call into an AttentionPlan (self_attention.md 2-3, DECISIONS.md
+// 12-18). Every mode, layout and mask form is decoded here; kernels only read the plan.
+//
+// Every output element is written: rows that attend get the attention result; rows that do not (dynamic-batch
+// batches with status 0, batches without keys, the rows Atlas inference pads each batch or the whole query
+// to, BNSD rows past a batch's length) are written as zeros.
+//
+// The planner relies on the rules for everything it reads:
+//  - the ranks and shapes of the mode's inputs (self_attention.md 2): head sizes that divide, the output of
+//  the
+//    inferred shape, caches with the batch and layer dims it indexes;
+//  - host values: one seqLen / kvSeqLen / tokenOffset / batchRunStatus entry per batch, lengths >= 0,
+//    tokenOffset >= seqLen, keys within the cache (tokenOffset <= S, kv_b within the packed or per-batch key
+//    rows), query rows within q; layerId within the cache's layers; block-table entries within the paged
+//    cache for every block a batch reads;
+//  - masks that cover every row and key read (top-left: max q rows and max kv columns; decoders row 0; a
+//    compressed tile at least its 2 first elements; [H, rows, 128] alibi tiles with rows beyond every query's
+//    absolute position); alibi-compress masks (and slopes) only in PA_ENCODER and PREFIX_ENCODER, CAUSAL_MASK
+//    only in PREFIX_ENCODER;
+//  - logN, slopes and quant scales at least as long as they are indexed (max q or B; H).
+#ifndef ATBX_OPS_SELF_ATTENTION_SA_PLAN_H
+#define ATBX_OPS_SELF_ATTENTION_SA_PLAN_H
+
+#include "ops/self_attention/sa_subject.h"
+#include "plan/attention_plan.h"
+
+namespace atbx::ops::sa {
+
+// The subject must have passed every rule; its pack holds the data.
+plan::AttentionPlan BuildPlan(const SaSubject& subject);
+
+}  // namespace atbx::ops::sa
+
+#endif  // ATBX_OPS_SELF_ATTENTION_SA_PLAN_H
