@@ -91,7 +91,12 @@ TEST_P(PaSplitCacheTest, VHasItsOwnHeadSize) {
 
 INSTANTIATE_TEST_SUITE_P(Heads, PaSplitCacheTest,
                          testing::Values(SplitCase{4, 1, 576, 512}, SplitCase{4, 2, 288, 100},
-                                         SplitCase{3, 3, 40, 72}, SplitCase{2, 1, 192, 576}));
+                                         SplitCase{3, 3, 40, 72}, SplitCase{2, 1, 192, 576}),
+                         [](const testing::TestParamInfo<SplitCase>& param) {
+                             const SplitCase& c = param.param;
+                             return "H" + std::to_string(c.heads) + "_Hk" + std::to_string(c.kvHeads) +
+                                    "_Dk" + std::to_string(c.dk) + "_Dv" + std::to_string(c.dv);
+                         });
 
 // MTP without a mask: every query row of batch b sees all L_b keys.
 TEST(PaMla, MultiTokenPredictionWithoutMask) {

@@ -94,7 +94,14 @@ INSTANTIATE_TEST_SUITE_P(Descales, PaDequantTest,
                                          DequantCase{ACL_FLOAT16, ACL_FLOAT, true, 8, 1},
                                          DequantCase{ACL_FLOAT16, ACL_INT64, true, 6, 2},
                                          DequantCase{ACL_FLOAT16, ACL_INT64, false, 3, 3},
-                                         DequantCase{ACL_BF16, ACL_FLOAT, true, 8, 2}));
+                                         DequantCase{ACL_BF16, ACL_FLOAT, true, 8, 2}),
+                         [](const testing::TestParamInfo<DequantCase>& param) {
+                             const DequantCase& c = param.param;
+                             return std::string(c.q == ACL_BF16 ? "bf16" : "fp16") +
+                                    (c.descale == ACL_INT64 ? "_int64" : "_fp32") +
+                                    (c.offsets ? "_offsets" : "") + "_H" + std::to_string(c.heads) + "_Hk" +
+                                    std::to_string(c.kvHeads);
+                         });
 
 // ---- QKV quant: written as paged_attention.md 3.8 states it ----
 
@@ -199,7 +206,14 @@ INSTANTIATE_TEST_SUITE_P(Modes, PaQkvQuantTest,
                                          QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_FLOAT16, 3, 1, false},
                                          QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_FLOAT16, 2, 2, false},
                                          QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_BF16, 4, 1, true},
-                                         QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_BF16, 5, 1, true}));
+                                         QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_BF16, 5, 1, true}),
+                         [](const testing::TestParamInfo<QkvCase>& param) {
+                             const QkvCase& c = param.param;
+                             return std::string(c.mode == Param::TYPE_QUANT_QKV_ONLINE ? "online"
+                                                                                       : "offline") +
+                                    (c.out == ACL_BF16 ? "_bf16" : "_fp16") + "_H" + std::to_string(c.heads) +
+                                    "_Hk" + std::to_string(c.kvHeads) + (c.mla ? "_mla" : "");
+                         });
 
 }  // namespace
 }  // namespace atbx::test

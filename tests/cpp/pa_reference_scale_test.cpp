@@ -35,12 +35,17 @@ TEST_P(PaGroupTest, DecodeIsSoftmaxOfScaledScoresTimesValues) {
 
 INSTANTIATE_TEST_SUITE_P(
     Groups, PaGroupTest,
-    testing::Values(GroupCase{3, 3, 24, 16, {5, 19}, ACL_FLOAT16, PaLayout::kBsnd},   // MHA
-                    GroupCase{6, 2, 40, 16, {33, 1, 16}, ACL_BF16, PaLayout::kBsnd},  // GQA 3
-                    GroupCase{16, 1, 16, 32, {47, 2}, ACL_FLOAT16, PaLayout::kBnsd},  // MQA 16
-                    GroupCase{17, 1, 8, 16, {18}, ACL_BF16, PaLayout::kBnsd},         // MQA 17, odd
-                    GroupCase{
-                        12, 4, 24, 48, {97, 0, 3, 48}, ACL_FLOAT16, PaLayout::kBsnd}));  // skipped batch
+    testing::Values(GroupCase{3, 3, 24, 16, {5, 19}, ACL_FLOAT16, PaLayout::kBsnd},           // MHA
+                    GroupCase{6, 2, 40, 16, {33, 1, 16}, ACL_BF16, PaLayout::kBsnd},          // GQA 3
+                    GroupCase{16, 1, 16, 32, {47, 2}, ACL_FLOAT16, PaLayout::kBnsd},          // MQA 16
+                    GroupCase{17, 1, 8, 16, {18}, ACL_BF16, PaLayout::kBnsd},                 // MQA 17, odd
+                    GroupCase{12, 4, 24, 48, {97, 0, 3, 48}, ACL_FLOAT16, PaLayout::kBsnd}),  // skipped batch
+    [](const testing::TestParamInfo<GroupCase>& param) {
+        const GroupCase& c = param.param;
+        return "H" + std::to_string(c.heads) + "_Hk" + std::to_string(c.kvHeads) + "_D" +
+               std::to_string(c.headDim) + (c.dtype == ACL_BF16 ? "_bf16" : "_fp16") +
+               (c.layout == PaLayout::kBnsd ? "_bnsd" : "_bsnd");
+    });
 
 // logit = qkScale * q'.K with q' = round_dtype(q * qScale) when qScale is not 0 or 1, else q.
 void CheckQScale(float qScale, aclDataType dtype) {

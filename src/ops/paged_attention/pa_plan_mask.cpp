@@ -33,8 +33,9 @@ MaskGeometry GeometryOf(const TensorDesc& desc) {
         g.plane = dims.dims[1] * rows * 16;
         return g;
     }
-    g.rowStride = dims.dims[rank - 1];
-    g.plane = dims.dims[rank - 2] * dims.dims[rank - 1];
+    const int64_t rows = rank >= 2 ? dims.dims[rank - 2] : 1;  // the rules ask for rank >= 2
+    g.rowStride = rank >= 1 ? dims.dims[rank - 1] : 0;
+    g.plane = rows * g.rowStride;
     return g;
 }
 
