@@ -198,7 +198,15 @@ NpyArray ParseNpy(std::span<const uint8_t> bytes, const std::string& name) {
 NpyArray ReadNpy(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw IoError(StrCat(path.string(), ": cannot open"));
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Read in chunks: byte-wise stream iteration dominated debug-build runs on large caches.
+    std::vector<uint8_t> bytes;
+    constexpr size_t kChunk = size_t{1} << 20;
+    while (in) {
+        const size_t size = bytes.size();
+        bytes.resize(size + kChunk);
+        in.read(reinterpret_cast<char*>(bytes.data() + size), static_cast<std::streamsize>(kChunk));
+        bytes.resize(size + static_cast<size_t>(in.gcount()));
+    }
     if (in.bad()) throw IoError(StrCat(path.string(), ": read error"));
     return ParseNpy(bytes, path.string());
 }

@@ -1,0 +1,219 @@
+// PagedAttention reference, quantisation (paged_attention.md 3.7, 3.8; DECISIONS 9): DEQUANT_FUSION int8
+// caches with fp32 or int64 (fp32 bits) per-channel descales, with and without offsets; int8 QKV ONLINE and
+// OFFLINE with [H] descales, P quantised per tile of 128 keys, outDataType. The expected values are written
+// here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "plan/element.h"
+#include "support/pa_logical.h"
+
+namespace atbx::test {
+namespace {
+
+using Param = infer::PagedAttentionParam;
+
+// The int64 descale form: the fp32's bits zero-extended.
+io::HostTensor Int64Descale(const std::vector<double>& values) {
+    io::HostTensor t = ZeroTensor(Desc(ACL_INT64, {static_cast<int64_t>(values.size())}));
+    std::span<int64_t> out = Elements<int64_t>(t);
+    for (size_t i = 0; i < values.size(); ++i) {
+        const auto f = static_cast<float>(values[i]);
+        uint32_t bits;
+        std::memcpy(&bits, &f, sizeof(bits));
+        out[i] = static_cast<int64_t>(bits);
+    }
+    return t;
+}
+
+struct DequantCase {
+    aclDataType q;
+    aclDataType descale;
+    bool offsets;
+    int32_t heads, kvHeads;
+};
+
+class PaDequantTest : public testing::TestWithParam<DequantCase> {};
+
+// K^[j][c] = (K8[j][c] + kOffset[k*D + c]) * kDescale[k*D + c] for kv head k, likewise V; then the float
+// formula with an ALIBI [B, H, 1, S] mask.
+TEST_P(PaDequantTest, DequantisesPerChannelOfTheKvHead) {
+    const DequantCase& dc = GetParam();
+    std::mt19937_64 rng(600 + dc.heads + (dc.offsets ? 50 : 0));
+    PaLogical l = DecodeLogical(dc.heads, dc.kvHeads, 32, 16, {35, 1, 20}, dc.q);
+    l.cacheDtype = ACL_INT8;
+    l.param.quantType = Param::TYPE_DEQUANT_FUSION;
+    l.param.hasQuantOffset = dc.offsets;
+    l.param.maskType = Param::MASK_TYPE_ALIBI;
+    l.param.qkScale = 0.05f;
+    FillRandom(l, rng);
+    const int64_t channels = l.KvHeads() * l.headDim;
+    std::vector<double> kScale = RandomValues(ACL_FLOAT, channels, 0.1, 0.6, rng);
+    std::vector<double> vScale = RandomValues(ACL_FLOAT, channels, -0.6, 0.6, rng);
+    std::vector<double> kOffset(channels, 0.0), vOffset(channels, 0.0);
+    const auto descale = [&](const std::vector<double>& v) {
+        return dc.descale == ACL_INT64 ? Int64Descale(v) : ValuesTensor(ACL_FLOAT, {channels}, v);
+    };
+    l.extra["kDescale"] = descale(kScale);
+    l.extra["vDescale"] = descale(vScale);
+    if (dc.offsets) {
+        std::uniform_int_distribution<int> offset(-20, 19);
+        for (double& o : kOffset)
+            o = offset(rng);
+        for (double& o : vOffset)
+            o = offset(rng);
+        l.extra["kOffset"] = ValuesTensor(ACL_INT32, {channels}, kOffset);
+        l.extra["vOffset"] = ValuesTensor(ACL_INT32, {channels}, vOffset);
+    }
+    const int64_t cols = 35;
+    const std::vector<double> m = RandomValues(dc.q, 3 * l.Heads() * cols, -2, 2, rng);
+    l.extra["mask"] = ValuesTensor(dc.q, {3, l.Heads(), 1, cols}, m);
+    TestCall call = BuildCall(l, rng);
+    PaFormula f;
+    f.logit = [&](const PaIndex& at) {
+        double dot = 0.0;
+        for (int64_t c = 0; c < l.headDim; ++c) {
+            const int64_t ch = at.kvh * l.headDim + c;
+            dot += l.Query(at.row, at.h, c) * (l.Key(at.sequence, at.j, at.cacheHead, c) + kOffset[ch]) *
+                   kScale[ch];
+        }
+        return l.param.qkScale * dot + m[(at.b * l.Heads() + at.h) * cols + at.j];
+    };
+    f.value = [&](const PaIndex& at, int64_t c) {
+        const int64_t ch = at.kvh * l.headDimV + c;
+        return (l.Value(at.sequence, at.j, at.cacheHead, c) + vOffset[ch]) * vScale[ch];
+    };
+    ExpectReferenceMatches(call, DirectAttention(l, f));
+    ExpectScalar(call, ScalarExpect::kRefuses, l.headDimV, MaxContext(l));
+}
+
+INSTANTIATE_TEST_SUITE_P(Descales, PaDequantTest,
+                         testing::Values(DequantCase{ACL_FLOAT16, ACL_FLOAT, false, 4, 4},
+                                         DequantCase{ACL_FLOAT16, ACL_FLOAT, true, 8, 1},
+                                         DequantCase{ACL_FLOAT16, ACL_INT64, true, 6, 2},
+                                         DequantCase{ACL_FLOAT16, ACL_INT64, false, 3, 3},
+                                         DequantCase{ACL_BF16, ACL_FLOAT, true, 8, 2}),
+                         [](const testing::TestParamInfo<DequantCase>& param) {
+                             const DequantCase& c = param.param;
+                             return std::string(c.q == ACL_BF16 ? "bf16" : "fp16") +
+                                    (c.descale == ACL_INT64 ? "_int64" : "_fp32") +
+                                    (c.offsets ? "_offsets" : "") + "_H" + std::to_string(c.heads) + "_Hk" +
+                                    std::to_string(c.kvHeads);
+                         });
+
+// ---- QKV quant: written as paged_attention.md 3.8 states it ----
+
+struct QkvCase {
+    Param::QuantType mode;
+    aclDataType out;
+    int32_t heads, kvHeads;
+    bool mla;
+};
+
+// One (row, head): S_j = (q8 . K8_j) * kDescale[h] * tor + mask_j; online softmax over tiles of 128 keys,
+// l summing the unquantised weights; P quantised per tile (ONLINE: sigma = exp(tile_max - m) / 127, P8 =
+// rint(fp16(p / sigma)), O += P8.V8 * vDescale[h] * sigma; OFFLINE: P8 = rint(fp16(p * pScale[h])), O +=
+// P8.V8 * vDescale[h]); out = O / l.
+std::vector<double> QuantisedRow(const std::vector<double>& scores,
+                                 const std::vector<std::vector<double>>& values, Param::QuantType mode,
+                                 double vDescale, double pScale) {
+    const size_t dv = values.empty() ? 0 : values[0].size();
+    double m = -INFINITY, l = 0.0;
+    std::vector<double> o(dv, 0.0);
+    for (size_t t0 = 0; t0 < scores.size(); t0 += 128) {
+        const size_t t1 = std::min(scores.size(), t0 + 128);
+        double tileMax = -INFINITY;
+        for (size_t j = t0; j < t1; ++j)
+            tileMax = std::max(tileMax, scores[j]);
+        const double mNew = std::max(m, tileMax);
+        const double rescale = std::exp(m - mNew);
+        for (double& x : o)
+            x *= rescale;
+        l *= rescale;
+        const double sigma = std::exp(tileMax - mNew) / 127.0;
+        for (size_t j = t0; j < t1; ++j) {
+            const double p = std::exp(scores[j] - mNew);
+            l += p;
+            const bool online = mode == Param::TYPE_QUANT_QKV_ONLINE;
+            const double p8 =
+                std::nearbyint(plan::RoundToDtype(online ? p / sigma : p * pScale, ACL_FLOAT16));
+            for (size_t c = 0; c < dv; ++c)
+                o[c] += p8 * values[j][c] * vDescale * (online ? sigma : 1.0);
+        }
+        m = mNew;
+    }
+    for (double& x : o)
+        x /= l;
+    return o;
+}
+
+class PaQkvQuantTest : public testing::TestWithParam<QkvCase> {};
+
+TEST_P(PaQkvQuantTest, QuantisesPPerTileOf128Keys) {
+    const QkvCase& qc = GetParam();
+    std::mt19937_64 rng(650 + qc.heads + qc.mode);
+    PaLogical l = DecodeLogical(qc.heads, qc.kvHeads, 48, 16, {300, 129, 1, 128, 17}, ACL_INT8);
+    l.cacheDtype = ACL_INT8;
+    if (qc.mla) {
+        l.param.mlaVHeadSize = 32;
+        l.headDimV = 32;
+    }
+    l.param.quantType = qc.mode;
+    l.param.outDataType = qc.out;
+    l.param.maskType = Param::MASK_TYPE_NORM;
+    l.param.qkScale = 0.4f;
+    FillRandom(l, rng);
+    const std::vector<double> kDescale = RandomValues(ACL_FLOAT, l.Heads(), 0.01, 5.0 / 127, rng);
+    std::vector<double> vDescale = RandomValues(ACL_FLOAT, l.Heads(), -5.0 / 127, 5.0 / 127, rng);
+    const std::vector<double> pScale = RandomValues(ACL_FLOAT, l.Heads(), 1, 127, rng);
+    l.extra["kDescale"] = ValuesTensor(ACL_FLOAT, {l.Heads()}, kDescale);
+    l.extra["vDescale"] = ValuesTensor(ACL_FLOAT, {l.Heads()}, vDescale);
+    if (qc.mode == Param::TYPE_QUANT_QKV_OFFLINE)
+        l.extra["pScale"] = ValuesTensor(ACL_FLOAT, {l.Heads()}, pScale);
+    const int64_t batch = 5, cols = 300;
+    const std::vector<double> m = RandomValues(qc.out, batch * cols, -3, 0, rng);
+    l.extra["mask"] = ValuesTensor(qc.out, {batch, 1, cols}, m);
+    TestCall call = BuildCall(l, rng);
+
+    const int64_t heads = l.Heads(), group = heads / l.KvHeads(), dv = l.headDimV;
+    std::vector<double> direct(l.Tokens() * heads * dv, NAN);
+    int64_t row = 0;
+    for (int64_t b = 0; b < batch; ++b, ++row) {
+        for (int64_t h = 0; h < heads; ++h) {
+            const int64_t kvh = h / group;
+            std::vector<double> scores(l.contextLens[b]);
+            std::vector<std::vector<double>> values(l.contextLens[b], std::vector<double>(dv));
+            for (int64_t j = 0; j < l.contextLens[b]; ++j) {
+                double dot = 0.0;
+                for (int64_t c = 0; c < l.headDim; ++c)
+                    dot += l.Query(row, h, c) * l.Key(b, j, kvh, c);
+                scores[j] = dot * kDescale[h] * l.param.qkScale + m[b * cols + j];
+                for (int64_t c = 0; c < dv; ++c)
+                    values[j][c] = l.Value(b, j, kvh, c);
+            }
+            const std::vector<double> o = QuantisedRow(scores, values, qc.mode, vDescale[h], pScale[h]);
+            std::copy(o.begin(), o.end(), direct.begin() + (row * heads + h) * dv);
+        }
+    }
+    ExpectReferenceMatches(call, direct);
+    ExpectScalar(call, ScalarExpect::kRefuses, dv, MaxContext(l));
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, PaQkvQuantTest,
+                         testing::Values(QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_BF16, 8, 2, false},
+                                         QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_FLOAT16, 3, 1, false},
+                                         QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_FLOAT16, 2, 2, false},
+                                         QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_BF16, 4, 1, true},
+                                         QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_BF16, 5, 1, true}),
+                         [](const testing::TestParamInfo<QkvCase>& param) {
+                             const QkvCase& c = param.param;
+                             return std::string(c.mode == Param::TYPE_QUANT_QKV_ONLINE ? "online"
+                                                                                       : "offline") +
+                                    (c.out == ACL_BF16 ? "_bf16" : "_fp16") + "_H" + std::to_string(c.heads) +
+                                    "_Hk" + std::to_string(c.kvHeads) + (c.mla ? "_mla" : "");
+                         });
+
+}  // namespace
+}  // namespace atbx::test
