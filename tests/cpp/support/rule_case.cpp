@@ -6,7 +6,8 @@ void PrintTo(const RuleCase& c, std::ostream* out) { *out << c.rule << (c.varian
 
 std::vector<RuleCase> AllRuleCases() {
     std::vector<RuleCase> all;
-    for (auto* table : {&CommonRuleCases, &PagedAttentionRuleCases, &SelfAttentionRuleCases, &ReshapeAndCacheRuleCases,
+    for (auto* table : {&CommonRuleCases, &PagedAttentionParamRuleCases, &PagedAttentionTensorRuleCases,
+                        &PagedAttentionValueRuleCases, &SelfAttentionRuleCases, &ReshapeAndCacheRuleCases,
                         &ApiRuleCases}) {
         std::vector<RuleCase> cases = table();
         all.insert(all.end(), cases.begin(), cases.end());
