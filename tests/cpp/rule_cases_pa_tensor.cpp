@@ -134,6 +134,7 @@ std::vector<RuleCase> CacheShapeCases() {
             Dimension("valueCache", 3, 32)),
         Dim("pa.shape.kv_head_size_equal", "compress", "a2.compress.kvhead", Dimension("valueCache", 3, 32)),
         Dim("pa.shape.kv_head_size_equal", "a350", "a350.decode", Dimension("valueCache", 3, 32)),
+        Dim("pa.shape.kv_head_size_equal", "bnsd", "a2.decode.bnsd", Dimension("valueCache", 3, 32)),
         Dim("pa.shape.head_size_range", "restricted", "a2.logn", [](TestCall& c) { SetHeadSize(c, 288); }),
         Dim("pa.shape.head_size_range", "value_577", "a2.decode.split_kv_heads",
             Dimension("valueCache", 3, 577)),

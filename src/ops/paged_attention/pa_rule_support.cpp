@@ -8,6 +8,15 @@ bool IsHalf(aclDataType dtype) {
     return dtype == ACL_FLOAT16 || dtype == ACL_BF16;
 }
 
+int64_t SatMul(int64_t a, int64_t b) {
+    int64_t product = 0;
+    return __builtin_mul_overflow(a, b, &product) ? INT64_MAX : product;
+}
+
+int64_t BlocksNeeded(int64_t length, int64_t blockSize) {
+    return length / blockSize + (length % blockSize != 0 ? 1 : 0);
+}
+
 const char* MaskTypeName(int maskType) {
     switch (maskType) {
         case Param::UNDEFINED:

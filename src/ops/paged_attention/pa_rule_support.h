@@ -57,6 +57,10 @@ inline PaRule MakeRule(std::string_view id, Stage stage, ProfileSet profiles, Er
 }
 
 bool IsHalf(aclDataType dtype);  // float16 or bfloat16
+// a * b for dims, saturating at INT64_MAX: shape rules run before the memory stage bounds any dim.
+int64_t SatMul(int64_t a, int64_t b);
+// ceil(length / blockSize) without overflow.
+int64_t BlocksNeeded(int64_t length, int64_t blockSize);
 const char* MaskTypeName(int maskType);
 
 // The param alone.

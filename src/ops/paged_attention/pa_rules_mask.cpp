@@ -65,7 +65,7 @@ Verdict NzLayout(const MaskView& m, std::initializer_list<int64_t> leading, cons
         return Fail("an NZ mask must be [N, C/16, R >= 16, 16], got ", m.Shape());
     if (std::find(leading.begin(), leading.end(), m.Dim(0)) == leading.end())
         return Fail("the NZ mask's dims[0] must be ", leadingText, ", got ", m.Shape());
-    return CoversContext(m, m.Dim(1) * kNzTile);
+    return CoversContext(m, SatMul(m.Dim(1), kNzTile));
 }
 
 Verdict NormMask(const S& s) {
@@ -104,8 +104,9 @@ Verdict AlibiMask(const S& s) {
     const MaskView m = ViewOf(s);
     const int64_t heads = s.HeadNum();
     if (m.Nz()) {
-        if (auto v = NzLayout(m, {heads, s.Batch() * heads},
-                              core::StrCat("headNum ", heads, " or batch * headNum ", s.Batch() * heads)))
+        const int64_t planes = SatMul(s.Batch(), heads);
+        if (auto v =
+                NzLayout(m, {heads, planes}, core::StrCat("headNum ", heads, " or batch * headNum ", planes)))
             return v;
         return Require(m.Dim(2) == kNzTile, "an NZ ALIBI mask has 16 rows per head: [N, C/16, 16, 16], got ",
                        m.Shape());

@@ -17,7 +17,8 @@ std::string ShapeOf(const S& s, Input input) {
 
 // NZ caches store Hk*D/16 channel tiles; the head size is whole only when Hk divides dims[1]*16.
 bool NzHeadSizeExact(const S& s) {
-    return !s.Nz() || (s.Dim(Input::kKeyCache, 1) * kNzTile) % s.KvHeadNum() == 0;
+    const int64_t channels = SatMul(s.Dim(Input::kKeyCache, 1), kNzTile);
+    return !s.Nz() || (channels != INT64_MAX && channels % s.KvHeadNum() == 0);
 }
 
 // The Atlas A2 case of a 256 head size with a block of 128 or more, which ATB's tiling handles with its
@@ -69,7 +70,7 @@ Verdict NzCacheLastDim16(const S& s) {
 Verdict NzHeadSize(const S& s) {
     const int64_t tiles = s.Dim(Input::kKeyCache, 1);
     if (!NzHeadSizeExact(s)) {
-        return Fail("keyCache.dims[1] * 16 = ", tiles * kNzTile, " must be a multiple of kvHeadNum ",
+        return Fail("keyCache.dims[1] * 16 = ", SatMul(tiles, kNzTile), " must be a multiple of kvHeadNum ",
                     s.KvHeadNum(), " (it is kvHeadNum * head_size)");
     }
     return Require(s.HeadSizeK() % kNzTile == 0, "head_size must be a multiple of 16 with NZ caches, got ",
@@ -84,11 +85,11 @@ Verdict QueryHeadSize(const S& s) {
 
 Verdict KvHeadSizeEqual(const S& s) {
     if (s.Nz() || !s.Has(Input::kValueCache)) return Pass();  // NZ: pa.shape.kv_cache_match compares dims[1]
-    const bool required = s.platform == k350 || RestrictedHeadSizes(s) || MaskSpecType(s);
+    const bool required = s.platform == k350 || RestrictedHeadSizes(s) || MaskSpecType(s) || s.Bnsd();
     if (!required) return Pass();
     return Require(s.HeadSizeK() == s.HeadSizeV(), "keyCache and valueCache head sizes must be equal here ",
-                   "(compression, parallel decoding, quantization, logN or atlas-350), got ", s.HeadSizeK(),
-                   " and ", s.HeadSizeV());
+                   "(compression, parallel decoding, quantization, logN, BNSD or atlas-350), got ",
+                   s.HeadSizeK(), " and ", s.HeadSizeV());
 }
 
 Verdict HeadSizeRange(const S& s) {
@@ -115,8 +116,9 @@ Verdict BlockHeadProduct(const S& s) {
     } else if (d > kHeadSizeBasicMax) {
         return Pass();  // pa.shape.head_size_range
     }
-    return Require(d * bs <= kBlockHeadProductMax, "block_size * head_size must be <= 128 * 128, got ", bs,
-                   " * ", d, " = ", bs * d);
+    const int64_t product = SatMul(d, bs);
+    return Require(product <= kBlockHeadProductMax, "block_size * head_size must be <= 128 * 128, got ", bs,
+                   " * ", d, " = ", product);
 }
 
 bool MlaBlock256Exception(const S& s) {
@@ -224,7 +226,7 @@ std::vector<PaRule> CacheShapeRules() {
             "paged_attention.md 4.3 (K.dims3 == q.dims2; 310P D == q.dims2)", QueryHeadSize),
         dim("pa.shape.kv_head_size_equal", kAll,
             "K and V head sizes equal with compression, SPEC, quantization or logN (non-MLA), maskType SPEC, "
-            "and on atlas-350",
+            "BNSD, and on atlas-350",
             kRestrictedSeed, KvHeadSizeEqual),
         dim("pa.shape.head_size_range", kAll,
             "head_size in (0, 256] in the restricted scenarios and on atlas-350; else K and V head sizes <= "

@@ -47,7 +47,7 @@ Verdict LogNBatch(const S& s) {
 
 Verdict CompressQueryRows(const S& s) {
     if (!s.Compressed()) return Pass();
-    return Require(s.Tokens() * s.KvHeadNum() == s.Batch(),
+    return Require(SatMul(s.Tokens(), s.KvHeadNum()) == s.Batch(),
                    "under KV-head compression query.dims[0] * kvHeadNum ",
                    "must equal contextLens.dims[0] (one sequence per batch and kv head), got ", s.Tokens(),
                    " * ", s.KvHeadNum(), " and ", s.Batch());
@@ -61,7 +61,7 @@ Verdict CheckLength(const S& s, Input input, int64_t want, const char* what) {
 
 Verdict DequantScales(const S& s) {
     if (!s.Dequant()) return Pass();
-    const int64_t channels = s.KvHeadNum() * s.HeadSizeK();
+    const int64_t channels = SatMul(s.KvHeadNum(), s.HeadSizeK());
     for (Input input : {Input::kKDescale, Input::kVDescale, Input::kKOffset, Input::kVOffset}) {
         if (auto v = CheckLength(s, input, channels, "kvHeadNum * head_size")) return v;
     }

@@ -11,10 +11,6 @@ namespace {
 
 constexpr auto kHost = Stage::kHostValues;
 
-int64_t BlocksNeeded(int64_t length, int64_t blockSize) {
-    return (length + blockSize - 1) / blockSize;
-}
-
 Verdict ContextLensNonNegative(const S& s) {
     for (size_t b = 0; b < s.contextLens.size(); ++b) {
         if (s.contextLens[b] < 0) return Fail("contextLens[", b, "] must be >= 0, got ", s.contextLens[b]);
