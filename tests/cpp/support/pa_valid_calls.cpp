@@ -304,6 +304,12 @@ std::vector<PaValidCall> Catalogue() {
              shape.mask = PaMask::kNorm3DOriginalBatch;
              return MakePaCall(Compressed(Param::COMPRESS_TYPE_KVHEAD, Param::MASK_TYPE_NORM), shape);
          }},
+        {"a2.compress.kvhead.norm_row",
+         [] {
+             PaShape shape = CompressedShape();
+             shape.mask = PaMask::kNormRow;
+             return MakePaCall(Compressed(Param::COMPRESS_TYPE_KVHEAD, Param::MASK_TYPE_NORM), shape);
+         }},
         {"a2.compress.kvhead.norm_sequence",
          [] {
              return MakePaCall(Compressed(Param::COMPRESS_TYPE_KVHEAD, Param::MASK_TYPE_NORM),
