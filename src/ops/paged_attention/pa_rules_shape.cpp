@@ -95,13 +95,15 @@ Verdict KvHeadSizeEqual(const S& s) {
 Verdict HeadSizeRange(const S& s) {
     if (!NzHeadSizeExact(s)) return Pass();  // pa.shape.nz_head_size_multiple_of_16
     const int64_t d = s.HeadSizeK();
-    const int64_t dv = s.HeadSizeV();
+    // The value head size equals d here (pa.shape.kv_head_size_equal; pa.shape.kv_cache_match with NZ
+    // caches).
     if (s.platform == k350 || RestrictedHeadSizes(s)) {
         return Require(d > 0 && d <= kHeadSizeBasicMax, "head_size must be in (0, ", kHeadSizeBasicMax,
                        "] here (compression, parallel decoding, quantization, logN, atlas-inference, "
                        "atlas-training or atlas-350), got ",
                        d);
     }
+    const int64_t dv = s.HeadSizeV();  // ND caches (atlas-a2) only from here
     return Require(d <= kHeadSizeMax && dv <= kHeadSizeMax,
                    "keyCache and valueCache head sizes must be <= ", kHeadSizeMax, ", got ", d, " and ", dv);
 }
