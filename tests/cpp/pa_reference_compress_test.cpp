@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "support/pa_logical.h"
+#include "support/run_call.h"
 
 namespace atbx::test {
 namespace {
@@ -33,12 +34,15 @@ TEST(PaCompress, EachBatchAndKvHeadIsItsOwnSequence) {
 }
 
 // (b=0, k=1) has no context: heads [2, 4) of row 0 stay untouched; the other pairs are unaffected.
-TEST(PaCompress, AnEmptyPairLeavesItsHeadsUntouched) {
+// Under compression ATB packs query rows per (batch, kv head) pair, so an empty pair would shift every later
+// pair onto another pair's query: atbx rejects it (docs/decisions.md, PagedAttention validation).
+TEST(PaCompress, AnEmptyPairIsRejected) {
     std::mt19937_64 rng(701);
     PaLogical l = Compressed(8, 4, {12, 0, 30, 7, 3, 19, 1, 20}, Param::COMPRESS_TYPE_KVHEAD);
     FillRandom(l, rng);
     TestCall call = BuildCall(l, rng);
-    Check(l, call, {}, ScalarExpect::kAccepts);
+    const RunResult run = Execute(call, Backend::kReference);
+    EXPECT_EQ(run.status.rule(), "pa.host.compress_all_sequences_run") << run.status.ToString();
 }
 
 // NORM [B, 1, S]: row b (= b' / Hk).
@@ -148,14 +152,15 @@ TEST(PaCompress, RazorOffsetIsAddedBeforeTheScale) {
 }
 
 // batchRunStatus (allowed with KVHEAD) is sized like contextLens: a 0 skips that (b, k) pair.
-TEST(PaCompress, BatchRunStatusSkipsPairs) {
+TEST(PaCompress, APairStoppedByBatchRunStatusIsRejected) {
     std::mt19937_64 rng(707);
     PaLogical l = Compressed(4, 2, {10, 21, 13, 6}, Param::COMPRESS_TYPE_KVHEAD);
     l.param.batchRunStatusEnable = true;
     l.batchRunStatus = {1, 0, 1, 1};
     FillRandom(l, rng);
     TestCall call = BuildCall(l, rng);
-    Check(l, call, {}, ScalarExpect::kAccepts);
+    const RunResult run = Execute(call, Backend::kReference);
+    EXPECT_EQ(run.status.rule(), "pa.host.compress_all_sequences_run") << run.status.ToString();
 }
 
 }  // namespace

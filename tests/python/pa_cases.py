@@ -68,11 +68,15 @@ class PaCall:
     head_dim_v: int = 0
     max_context: int = 0
 
-    def run(self, atbx, directory):
-        """Runs the case on the reference backend; returns the output as float64."""
+    def execute(self, atbx, directory):
+        """Runs the case on the reference backend; returns the finished process."""
         inputs = [self.tensors[name] for name in input_order(self.param)]
         case = write_case(directory, "PagedAttention", self.param, inputs, ["out.npy"], platform=self.platform)
-        result = run(atbx, "run", case, "--backend", "ref")
+        return run(atbx, "run", case, "--backend", "ref")
+
+    def run(self, atbx, directory):
+        """Runs the case on the reference backend; returns the output as float64."""
+        result = self.execute(atbx, directory)
         assert result.returncode == 0, result.stderr
         return read_output(os.path.join(directory, "out.npy"), self.out_dtype)
 

@@ -1,5 +1,5 @@
 // PagedAttention's rules: every sentence of the seed constraint page and every ATB check
-// (paged_attention.md 4), with the decisions of DECISIONS.md. Split by stage, one file each.
+// (paged_attention.md 4), with the decisions of DECISIONS.md and docs/decisions.md. One file per concern.
 #ifndef ATBX_OPS_PAGED_ATTENTION_PA_RULES_H
 #define ATBX_OPS_PAGED_ATTENTION_PA_RULES_H
 
@@ -13,9 +13,15 @@ namespace atbx::ops::pa {
 
 using PaRule = rules::Rule<PaSubject>;
 
-std::vector<PaRule> ParamRules();   // pa_rules_param.cpp
-std::vector<PaRule> TensorRules();  // pa_rules_tensor.cpp: dtypes, formats, ranks, shapes
-std::vector<PaRule> ValueRules();   // pa_rules_values.cpp: host values and block-table entries
+std::vector<PaRule> ParamRules();         // pa_rules_param.cpp: ranges, common checks, profile features
+std::vector<PaRule> FeatureParamRules();  // pa_rules_param_features.cpp: feature combinations
+std::vector<PaRule> DtypeRules();         // pa_rules_dtype.cpp: ATB's dtype/format table, fp16-only products
+std::vector<PaRule> RankRules();          // pa_rules_rank.cpp
+std::vector<PaRule> CacheShapeRules();    // pa_rules_shape.cpp: heads, head sizes, block sizes
+std::vector<PaRule> AuxShapeRules();   // pa_rules_shape_aux.cpp: batch-indexed and quant tensors, fixed masks
+std::vector<PaRule> HostValueRules();  // pa_rules_values.cpp: lengths, flags, rows, parallel limits
+std::vector<PaRule> MaskRules();       // pa_rules_mask.cpp: mask shapes against what the call reads
+std::vector<PaRule> DeviceValueRules();  // pa_rules_values.cpp: block-table entries
 
 // All of them, in evaluation order.
 std::span<const PaRule> Rules();

@@ -1,24 +1,14 @@
-// PagedAttention param rules (CreateOperation): paged_attention.md 4.1, the seed, DECISIONS.md.
+// PagedAttention param rules (CreateOperation), part 1: reserved bytes, enum ranges, ATB's common checks, and
+// which features each platform profile has (paged_attention.md 4.1 common and device checks, 4.7; the seed;
+// DECISIONS.md profiles).
 #include <algorithm>
 
-#include "ops/paged_attention/pa_rules.h"
+#include "ops/paged_attention/pa_rule_support.h"
 
 namespace atbx::ops::pa {
 namespace {
 
-using rules::Fail;
-using rules::Pass;
-using rules::ProfileSet;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = PaSubject;
-
 constexpr auto kParam = Stage::kParam;
-constexpr auto kA2 = Platform::kAtlasA2;
-constexpr auto kInference = Platform::kAtlasInference;
-constexpr auto kTraining = Platform::kAtlasTraining;
-constexpr auto k350 = Platform::kAtlas350;
 
 Verdict RsvZero(const S& s) {
     const auto& rsv = s.param->rsv;
@@ -73,42 +63,161 @@ Verdict ScaleTypeRange(const S& s) {
     return Require(v >= 0 && v < Param::SCALE_TYPE_MAX, "scaleType must be in [0, 2), got ", v);
 }
 
+Verdict MlaVHeadSizeMax(const S& s) {
+    return Require(s.param->mlaVHeadSize <= kHeadSizeMax, "mlaVHeadSize must be <= ", kHeadSizeMax, ", got ",
+                   s.param->mlaVHeadSize);
+}
+
+Verdict Atlas350QkScale(const S& s) {
+    const float v = s.param->qkScale;
+    return Require(v > 0.0f && v <= 1.0f, "qkScale must be in (0, 1] on atlas-350, got ", v);
+}
+
+Verdict Atlas350QuantType(const S& s) {
+    return Require(s.param->quantType == Param::TYPE_QUANT_UNQUANT,
+                   "quantType must be TYPE_QUANT_UNQUANT (0) on atlas-350, got ", s.param->quantType);
+}
+
+Verdict Atlas350InputLayout(const S& s) {
+    return Require(s.param->inputLayout == infer::TYPE_BSND,
+                   "inputLayout must be TYPE_BSND (0) on atlas-350, got ", s.param->inputLayout);
+}
+
+Verdict Atlas350BasicOnly(const S& s) {
+    const Param& p = *s.param;
+    if (p.maskType != Param::UNDEFINED)
+        return Fail("atlas-350 supports no mask: maskType must be UNDEFINED, got ", MaskTypeName(p.maskType));
+    if (p.batchRunStatusEnable)
+        return Fail("atlas-350 supports no batchRunStatus: batchRunStatusEnable is true");
+    if (p.compressType != Param::COMPRESS_TYPE_UNDEFINED)
+        return Fail("atlas-350 supports no KV-head compression: compressType must be 0, got ",
+                    p.compressType);
+    if (p.calcType != Param::CALC_TYPE_UNDEFINED)
+        return Fail("atlas-350 supports no parallel decoding: calcType must be 0, got ", p.calcType);
+    if (p.scaleType != Param::SCALE_TYPE_TOR)
+        return Fail("atlas-350 supports no logN: scaleType must be SCALE_TYPE_TOR (0), got ", p.scaleType);
+    if (p.mlaVHeadSize != 0)
+        return Fail("atlas-350 supports no MLA: mlaVHeadSize must be 0, got ", p.mlaVHeadSize);
+    if (QScaleOn(s))
+        return Fail("atlas-350 supports no query pre-scaling: qScale must be 0 or 1, got ", p.qScale);
+    return Pass();
+}
+
+Verdict NormCompressAtlasInferenceOnly(const S& s) {
+    return Require(!NormCompress(s),
+                   "maskType MASK_TYPE_NORM_COMPRESS is only supported on atlas-inference, ",
+                   "the profile is ", PlatformName(s.platform));
+}
+
+Verdict BatchRunStatusAtlasA2Only(const S& s) {
+    return Require(!s.param->batchRunStatusEnable, "batchRunStatusEnable is only supported on atlas-a2, ",
+                   "the profile is ", PlatformName(s.platform));
+}
+
+Verdict CompressAtlasA2Only(const S& s) {
+    return Require(!s.Compressed(), "compressType ", s.param->compressType,
+                   " (KV-head compression) is only supported on atlas-a2, the profile is ",
+                   PlatformName(s.platform));
+}
+
+Verdict MlaAtlasA2Only(const S& s) {
+    return Require(!s.Mla(), "mlaVHeadSize ", s.param->mlaVHeadSize, " (MLA) is only supported on atlas-a2, ",
+                   "the profile is ", PlatformName(s.platform));
+}
+
+Verdict QuantAtlasA2Only(const S& s) {
+    return Require(s.param->quantType == Param::TYPE_QUANT_UNQUANT, "quantType ", s.param->quantType,
+                   " is only supported on atlas-a2; quantType must be 0 on ", PlatformName(s.platform));
+}
+
+Verdict TrainingBasicOnly(const S& s) {
+    const Param& p = *s.param;
+    if (p.maskType == Param::MASK_TYPE_SPEC || p.maskType == Param::MASK_TYPE_MASK_FREE) {
+        return Fail("atlas-training supports maskType UNDEFINED, MASK_TYPE_NORM or MASK_TYPE_ALIBI, got ",
+                    MaskTypeName(p.maskType));
+    }
+    if (p.calcType != Param::CALC_TYPE_UNDEFINED)
+        return Fail("atlas-training supports no parallel decoding: calcType must be 0, got ", p.calcType);
+    if (p.scaleType != Param::SCALE_TYPE_TOR)
+        return Fail("atlas-training supports no logN: scaleType must be SCALE_TYPE_TOR (0), got ",
+                    p.scaleType);
+    if (p.inputLayout != infer::TYPE_BSND)
+        return Fail("atlas-training supports TYPE_BSND only: inputLayout must be 0, got ", p.inputLayout);
+    if (QScaleOn(s))
+        return Fail("atlas-training uses default feature params: qScale must be 0 or 1, got ", p.qScale);
+    return Pass();
+}
+
+constexpr std::string_view kNotRangeChecked =
+    "paged_attention.md 4.1 (not range-checked by ATB; atbx rejects)";
+constexpr std::string_view k350Seed =
+    "seed: 'Atlas 350 accelerator cards support only basic use cases.'; paged_attention.md 2.1 (950: no "
+    "features)";
+constexpr std::string_view kA2OnlySource =
+    "paged_attention.md 4.1 device checks (not Is910B); 4.7 platform summary";
+constexpr std::string_view kTrainingSeed =
+    "seed: 'The Atlas training products support only the basic functions when maskType is UNDEFINED, "
+    "MASK_TYPE_NORM, or MASK_TYPE_ALIBI. For other feature parameters, use the default values.'; "
+    "paged_attention.md 4.1 device checks (910A)";
+
 }  // namespace
 
 std::vector<PaRule> ParamRules() {
-    const auto kAll = ProfileSet::All();
+    const auto rule = [](std::string_view id, ProfileSet profiles, std::string_view condition,
+                         std::string_view source, Verdict (*check)(const S&)) {
+        return MakeRule(id, kParam, profiles, ERROR_INVALID_PARAM, condition, source, check);
+    };
     return {
-        {{"pa.param.rsv_zero", "PagedAttention", kParam, kAll, ERROR_INVALID_PARAM, "rsv is all zero",
-          "paged_attention.md 1 (OP_PARAM_RSV_CHECK)"},
-         RsvZero},
-        {{"pa.param.head_num_positive", "PagedAttention", kParam, kAll, ERROR_INVALID_PARAM, "headNum > 0",
-          "paged_attention.md 4.1 common"},
-         HeadNumPositive},
-        {{"pa.param.kv_head_num_non_negative", "PagedAttention", kParam, kAll, ERROR_INVALID_PARAM,
-          "kvHeadNum >= 0", "paged_attention.md 4.1 common"},
-         KvHeadNumNonNegative},
-        {{"pa.param.head_num_divisible", "PagedAttention", kParam, kAll, ERROR_INVALID_PARAM,
-          "kvHeadNum == 0 or headNum % kvHeadNum == 0",
-          "seed: 'To use the GQA mode ... headNum%kvHeadNum == 0'; paged_attention.md 4.1"},
-         HeadNumDivisible},
-        {{"pa.param.mask_type_range", "PagedAttention", kParam, kAll, ERROR_INVALID_PARAM,
-          "maskType in [0, 5]", "paged_attention.md 4.1 (not range-checked by ATB; atbx rejects)"},
-         MaskTypeRange},
-        {{"pa.param.quant_type_range", "PagedAttention", kParam, kAll, ERROR_INVALID_PARAM,
-          "quantType in [0, 3]", "paged_attention.md 4.1 (not range-checked by ATB; atbx rejects)"},
-         QuantTypeRange},
-        {{"pa.param.calc_type_range", "PagedAttention", kParam, kAll, ERROR_INVALID_PARAM,
-          "calcType in {0, 1}", "paged_attention.md 4.1 (not range-checked by ATB; atbx rejects)"},
-         CalcTypeRange},
-        {{"pa.param.input_layout_range", "PagedAttention", kParam, kAll, ERROR_INVALID_PARAM,
-          "inputLayout in {0, 1}", "paged_attention.md 4.1 (not range-checked by ATB; atbx rejects)"},
-         InputLayoutRange},
-        {{"pa.param.compress_type_range", "PagedAttention", kParam, kAll, ERROR_INVALID_PARAM,
-          "compressType in [0, COMPRESS_TYPE_MAX)", "paged_attention.md 4.1 compress"},
-         CompressTypeRange},
-        {{"pa.param.scale_type_range", "PagedAttention", kParam, kAll, ERROR_INVALID_PARAM,
-          "scaleType in [0, SCALE_TYPE_MAX)", "paged_attention.md 4.1 logN"},
-         ScaleTypeRange},
+        rule("pa.param.rsv_zero", kAll, "rsv is all zero", "paged_attention.md 1 (OP_PARAM_RSV_CHECK)",
+             RsvZero),
+        rule("pa.param.head_num_positive", kAll, "headNum > 0", "paged_attention.md 4.1 common",
+             HeadNumPositive),
+        rule("pa.param.kv_head_num_non_negative", kAll, "kvHeadNum >= 0", "paged_attention.md 4.1 common",
+             KvHeadNumNonNegative),
+        rule("pa.param.head_num_divisible", kAll, "kvHeadNum == 0 or headNum % kvHeadNum == 0",
+             "seed: 'To use the GQA mode, the following conditions must be met: headNum > kvHeadNum and "
+             "headNum%kvHeadNum == 0'; paged_attention.md 4.1 common",
+             HeadNumDivisible),
+        rule("pa.param.mask_type_range", kAll, "maskType in [0, 5]", kNotRangeChecked, MaskTypeRange),
+        rule("pa.param.quant_type_range", kAll, "quantType in [0, 3]", kNotRangeChecked, QuantTypeRange),
+        rule("pa.param.calc_type_range", kAll, "calcType in {0, 1}", kNotRangeChecked, CalcTypeRange),
+        rule("pa.param.input_layout_range", kAll, "inputLayout in {0, 1}", kNotRangeChecked,
+             InputLayoutRange),
+        rule("pa.param.compress_type_range", kAll, "compressType in [0, COMPRESS_TYPE_MAX)",
+             "paged_attention.md 4.1 compress", CompressTypeRange),
+        rule("pa.param.scale_type_range", kAll, "scaleType in [0, SCALE_TYPE_MAX)",
+             "paged_attention.md 4.1 logN", ScaleTypeRange),
+        rule("pa.param.mla_v_head_size_max", kA2Only, "mlaVHeadSize <= 576", "paged_attention.md 4.1 MLA",
+             MlaVHeadSizeMax),
+        rule("pa.param.atlas350_qk_scale_range", k350Only, "0 < qkScale <= 1", "paged_attention.md 4.1 (950)",
+             Atlas350QkScale),
+        rule("pa.param.atlas350_quant_type", k350Only, "quantType == TYPE_QUANT_UNQUANT",
+             "paged_attention.md 4.1 (950)", Atlas350QuantType),
+        rule("pa.param.atlas350_input_layout", k350Only, "inputLayout == TYPE_BSND",
+             "paged_attention.md 4.1 (950)", Atlas350InputLayout),
+        rule("pa.param.atlas350_basic_only", k350Only,
+             "plain decode only: maskType UNDEFINED, no batchRunStatus, no compression, calcType 0, "
+             "scaleType TOR, "
+             "mlaVHeadSize 0, qScale 0 or 1",
+             k350Seed, Atlas350BasicOnly),
+        rule("pa.param.norm_compress_atlas_inference_only", ProfileSet{kA2, kTraining},
+             "maskType MASK_TYPE_NORM_COMPRESS only on atlas-inference",
+             "seed: 'On Atlas inference products: ... When maskType is set to 5 (MASK_TYPE_NORM_COMPRESS)'; "
+             "paged_attention.md 4.1 device (NORM_COMPRESS must be 310P)",
+             NormCompressAtlasInferenceOnly),
+        rule("pa.param.batch_run_status_atlas_a2_only", kNzProfiles, "batchRunStatusEnable only on atlas-a2",
+             kA2OnlySource, BatchRunStatusAtlasA2Only),
+        rule("pa.param.compress_atlas_a2_only", kNzProfiles, "compressType 0 except on atlas-a2",
+             kA2OnlySource, CompressAtlasA2Only),
+        rule("pa.param.mla_atlas_a2_only", kNzProfiles, "mlaVHeadSize 0 except on atlas-a2", kA2OnlySource,
+             MlaAtlasA2Only),
+        rule("pa.param.quant_atlas_a2_only", kNzProfiles, "quantType 0 except on atlas-a2",
+             "paged_attention.md 4.1 device checks; seed (NORM_COMPRESS): 'Quantization is not supported. "
+             "quantType must be TYPE_QUANT_UNQUANT.'",
+             QuantAtlasA2Only),
+        rule("pa.param.training_basic_only", kTrainingOnly,
+             "maskType not SPEC or MASK_FREE, calcType 0, scaleType TOR, inputLayout BSND, qScale 0 or 1",
+             kTrainingSeed, TrainingBasicOnly),
     };
 }
 

@@ -29,7 +29,9 @@ void PrintTo(const RuleCase& c, std::ostream* out);
 
 // The tables, one per file (rule_cases_<op>.cpp).
 std::vector<RuleCase> CommonRuleCases();
-std::vector<RuleCase> PagedAttentionRuleCases();
+std::vector<RuleCase> PagedAttentionParamRuleCases();   // rule_cases_pa_param.cpp
+std::vector<RuleCase> PagedAttentionTensorRuleCases();  // rule_cases_pa_tensor.cpp
+std::vector<RuleCase> PagedAttentionValueRuleCases();   // rule_cases_pa_values.cpp
 std::vector<RuleCase> SelfAttentionRuleCases();
 std::vector<RuleCase> ReshapeAndCacheRuleCases();
 std::vector<RuleCase> ApiRuleCases();
