@@ -30,7 +30,9 @@ void PrintTo(const RuleCase& c, std::ostream* out);
 // The tables, one per file (rule_cases_<op>.cpp).
 std::vector<RuleCase> CommonRuleCases();
 std::vector<RuleCase> PagedAttentionRuleCases();
-std::vector<RuleCase> SelfAttentionRuleCases();
+std::vector<RuleCase> SelfAttentionRuleCases();        // rule_cases_sa.cpp: param stage
+std::vector<RuleCase> SelfAttentionTensorRuleCases();  // rule_cases_sa_tensor.cpp
+std::vector<RuleCase> SelfAttentionValueRuleCases();   // rule_cases_sa_values.cpp
 std::vector<RuleCase> ReshapeAndCacheRuleCases();
 std::vector<RuleCase> ApiRuleCases();
 
