@@ -159,6 +159,7 @@ std::vector<RuleCase> PlatformCases() {
              }),
         Case("sa.param.dynamic_batch_a2_only", "", "nz_fa_encoder",
              [](P& p) { p.batchRunStatusEnable = true; }),
+        Case("sa.param.mla_a2_only", "", "nz_pa_encoder", [](P& p) { p.mlaVHeadSize = 32; }),
         Case("sa.param.pa_encoder_only", "training", "training_pa_encoder",
              [](P& p) { p.calcType = P::ENCODER; }),
         Case("sa.param.pa_encoder_only", "350", "a350_pa_encoder", [](P& p) { p.calcType = P::DECODER; }),

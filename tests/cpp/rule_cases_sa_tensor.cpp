@@ -103,12 +103,6 @@ std::vector<RuleCase> RankCases() {
                  for (const char* input : {"query", "key", "value"})
                      SetDims(c, input, {1, 23, c.In(input).desc.shape.dims[1], 64});
              }),
-        Case("sa.rank.pa_encoder_query", size, "nz_2d", "nz_pa_encoder",
-             [](TestCall& c) {
-                 SetDims(c, "query", {32, 256});
-                 SetDims(c, "key", {32, 128});
-                 SetDims(c, "value", {32, 128});
-             }),
         Case("sa.rank.pa_encoder_same_rank", size, "", "pa_encoder", Dims("key", {23, 128})),
         Case("sa.rank.pa_encoder_350", dim, "", "a350_pa_encoder", Dims("value", {23, 2, 64, 1})),
         Case("sa.rank.pa_encoder_seq_len", dimNum, "", "pa_encoder", Dims("seqLen", {1, 1, 3})),
@@ -178,7 +172,7 @@ std::vector<RuleCase> ShapeCases() {
                  SetDim(c, "value", 0, 2);
              }),
         Case("sa.shape.prefix_batch", dim, "", "prefix_norm_compress", Dims("kvSeqLen", {5})),
-        Case("sa.shape.slopes_heads", dim, "", "pa_alibi_compress", Dims("slopes", {5})),
+        Case("sa.mask.slopes_heads", dim, "", "pa_alibi_compress", Dims("slopes", {5})),
         Case("sa.shape.quant_scales_heads", dim, "", "pa_quant_offline_bf16_out", Dims("pScale", {3})),
         Case("sa.shape.query_heads", dim, "3d", "pa_encoder", [](TestCall& c) { SetDim(c, "query", 1, 8); }),
         Case("sa.shape.query_heads", dim, "2d_hidden", "fa_encoder",

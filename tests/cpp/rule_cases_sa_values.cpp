@@ -65,6 +65,8 @@ std::vector<RuleCase> HostCases() {
              Resized({{"query", {24, 4, 64}}, {"key", {24, 2, 64}}, {"value", {24, 2, 64}}})),
         Case("sa.host.pa_bnsd_lengths", dim, "", "pa_bnsd_bf16",
              Resized({{"key", {3, 2, 16, 64}}, {"value", {3, 2, 16, 64}}})),
+        Case("sa.host.nz_encoder_qkv_3d", ERROR_INVALID_TENSOR_DIM_NUM, "", "nz_pa_encoder",
+             Resized({{"query", {32, 256}}, {"key", {32, 128}}, {"value", {32, 128}}})),
         Case("sa.host.prefix_token_rows", dim, "", "prefix_norm_compress",
              [](TestCall& c) {
                  SetValues(c, "seqLen", {5, 16, 1});

@@ -157,6 +157,18 @@ Verdict PaBnsdLengths(const S& s) {
     return Pass();
 }
 
+Verdict NzEncoderQkv3d(const S& s) {
+    if (s.mode != Mode::kPaEncoder || s.Bnsd()) return Pass();
+    for (Input input : {Input::kQuery, Input::kKey, Input::kValue}) {
+        if (s.Rank(input) != 3) {
+            return Fail(PlatformName(s.platform),
+                        " runs PA_ENCODER on 3-D [nTokens, heads, head_size] tensors: ", InputName(input),
+                        " has shape ", ShapeToString(s.Desc(input).shape));
+        }
+    }
+    return Pass();
+}
+
 Verdict PrefixTokenRows(const S& s) {
     if (s.mode != Mode::kPrefixEncoder || !LengthsValid(s)) return Pass();
     const int64_t want = Sum(s.seqLen);
@@ -306,6 +318,12 @@ std::vector<SaRule> HostRules() {
         MakeRule("sa.host.pa_bnsd_lengths", h, kAllProfiles, dim,
                  "PA_ENCODER with TYPE_BNSD: query lengths <= query.dims[2], key lengths <= key.dims[2]",
                  "self_attention.md 2.4", PaBnsdLengths),
+        MakeRule(
+            "sa.host.nz_encoder_qkv_3d", h, kNzProfiles, ERROR_INVALID_TENSOR_DIM_NUM,
+            "atlas-inference and atlas-training PA_ENCODER (BSND): query, key and value 3 dims (checked at "
+            "Setup, where ATB's NZ runner builds its kernels)",
+            "ATB SelfAttentionEncoderFusionOpsRunner910A (q/k/v must be [nTokens, headNum, headSize])",
+            NzEncoderQkv3d),
         MakeRule("sa.host.prefix_token_rows", h, kAllProfiles, dim,
                  "PREFIX_ENCODER: query rows == sum(seqLen)", "self_attention.md 2.5 (Nq = sum seqLen)",
                  PrefixTokenRows),

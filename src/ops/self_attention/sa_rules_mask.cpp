@@ -167,6 +167,13 @@ Verdict AlibiCompressHighPrecision(const S& s) {
                    "KERNELTYPE_DEFAULT");
 }
 
+// Slopes scale the alibi compress masks, one per query head.
+Verdict SlopesHeads(const S& s) {
+    if (!s.Has(Input::kSlopes)) return Pass();
+    return Require(s.Dim(Input::kSlopes, 0) == s.HeadNum(), "slopes must have headNum = ", s.HeadNum(),
+                   " entries, got shape ", ShapeToString(s.Desc(Input::kSlopes).shape));
+}
+
 Verdict LongWindowMask(const S& s) {
     if (!s.Has(Input::kMask) || !NzLongWindow(MaskShapeOf(s))) return Pass();
     if (s.platform != Platform::kAtlasInference) {
@@ -240,9 +247,12 @@ std::vector<SaRule> MaskRules() {
                  "you can "
                  "compress the mask.'",
                  MaskLayout),
-        MakeRule("sa.mask.alibi_compress_high_precision", Stage::kDtypeFormat, kA2Only, ERROR_INVALID_PARAM,
+        MakeRule("sa.mask.alibi_compress_high_precision", Stage::kShape, kA2Only, ERROR_INVALID_PARAM,
                  "atlas-a2: a float16 alibi compress mask needs kernelType HIGH_PRECISION",
                  "self_attention.md 5.3 (PAMaskDimCheck)", AlibiCompressHighPrecision),
+        MakeRule("sa.mask.slopes_heads", Stage::kShape, kAllProfiles, ERROR_INVALID_TENSOR_DIM,
+                 "slopes has headNum entries", "self_attention.md 2.4, 5.3 (InferShapePADimCheck)",
+                 SlopesHeads),
         MakeRule("sa.mask.long_window", Stage::kShape, kAllProfiles, ERROR_INVALID_PARAM,
                  "the NORM_COMPRESS mask [1, 128, 2048, 16]: atlas-inference, scaleType SCALE_TYPE_TOR",
                  "self_attention.md 3.5, 5.3 (NormMaskDimCheck)", LongWindowMask),

@@ -36,6 +36,11 @@ Verdict DynamicBatchA2Only(const S& s) {
                    PlatformName(s.platform));
 }
 
+Verdict MlaA2Only(const S& s) {
+    return Require(!s.Mla(), "MLA (mlaVHeadSize > 0) runs on atlas-a2 only, not on ",
+                   PlatformName(s.platform));
+}
+
 Verdict PaEncoderOnly(const S& s) {
     return Require(s.param->calcType == Param::PA_ENCODER, PlatformName(s.platform), " supports calcType ",
                    "PA_ENCODER (3) only, got calcType ", static_cast<int>(s.param->calcType));
@@ -91,6 +96,9 @@ std::vector<SaRule> PlatformRules() {
         MakeRule("sa.param.dynamic_batch_a2_only", p, kNotA2, e, "batchRunStatusEnable: atlas-a2 only",
                  "self_attention.md 5.2 (DeviceParamCheck, ParamCheck950; EXP_M8V2's dynamic batch)",
                  DynamicBatchA2Only),
+        MakeRule("sa.param.mla_a2_only", p, kNotA2, e, "mlaVHeadSize > 0: atlas-a2 only",
+                 "self_attention.md 5.1 (MlaParamCheck), 5.2 (ParamCheck950 mlaVHeadSize; EXP_M8V2's MLA)",
+                 MlaA2Only),
         MakeRule("sa.param.pa_encoder_only", p, training350, e,
                  "atlas-training and atlas-350: calcType PA_ENCODER only", kTrainingSeed, PaEncoderOnly),
         MakeRule("sa.param.alibi_compress_unsupported", p, trainingOnly, e,

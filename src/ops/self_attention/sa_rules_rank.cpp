@@ -60,7 +60,6 @@ bool OneOf(uint64_t rank, std::initializer_list<uint64_t> allowed) {
     return OneOf(rank, Ranks(allowed.begin(), allowed.size()));
 }
 
-constexpr std::array<uint64_t, 1> kRank3 = {3};
 constexpr std::array<uint64_t, 1> kRank4 = {4};
 constexpr std::array<uint64_t, 2> kRank2Or3 = {2, 3};
 constexpr std::array<uint64_t, 1> kRank2 = {2};
@@ -113,19 +112,15 @@ Verdict FlashLengthRanks(const S& s) {
     return Pass();
 }
 
-// PA_ENCODER BSND query: atlas-a2 2-D or 3-D (seed); the NZ runners of atlas-inference and atlas-training
-// take 3-D q/k/v only; atlas-350 has its own rule.
-Ranks PaQueryRanks(const S& s) {
-    return NzPlatform(s.platform) ? Ranks(kRank3) : Ranks(kRank2Or3);
-}
-
+// PA_ENCODER BSND query: 2-D or 3-D (seed; atlas-350 has its own rule, and the NZ runners of
+// atlas-inference and atlas-training take 3-D only: sa.host.nz_encoder_qkv_3d).
 Verdict PaQueryRank(const S& s) {
     if (!PaBsnd(s)) return Pass();
-    return NeedRank(s, Input::kQuery, PaQueryRanks(s));
+    return NeedRank(s, Input::kQuery, kRank2Or3);
 }
 
 Verdict PaSameRank(const S& s) {
-    if (!PaBsnd(s) || !OneOf(s.Rank(Input::kQuery), PaQueryRanks(s))) return Pass();
+    if (!PaBsnd(s) || !OneOf(s.Rank(Input::kQuery), kRank2Or3)) return Pass();
     const uint64_t q = s.Rank(Input::kQuery);
     for (Input input : {Input::kKey, Input::kValue}) {
         if (!s.Has(input)) continue;

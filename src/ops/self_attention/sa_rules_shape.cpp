@@ -181,12 +181,6 @@ Verdict PrefixBatch(const S& s) {
     return Pass();
 }
 
-Verdict SlopesHeads(const S& s) {
-    if (!s.Has(Input::kSlopes)) return Pass();
-    return Require(s.Dim(Input::kSlopes, 0) == s.HeadNum(), "slopes must have headNum = ", s.HeadNum(),
-                   " entries, got shape ", ShapeOf(s, Input::kSlopes));
-}
-
 Verdict QuantScaleHeads(const S& s) {
     for (Input input : {Input::kQkDescale, Input::kVpvDescale, Input::kPScale}) {
         if (!s.Has(input)) continue;
@@ -294,8 +288,6 @@ std::vector<SaRule> ShapeRules() {
         MakeRule("sa.shape.prefix_batch", sh, kAllProfiles, dim,
                  "PREFIX_ENCODER: seqLen and kvSeqLen have blockTables.dims[0] entries",
                  "self_attention.md 5.3 (InferShapePrefixDimCheck910B)", PrefixBatch),
-        MakeRule("sa.shape.slopes_heads", sh, kAllProfiles, dim, "slopes has headNum entries",
-                 "self_attention.md 2.4, 5.3 (InferShapePADimCheck)", SlopesHeads),
         MakeRule("sa.shape.quant_scales_heads", sh, kAllProfiles, dim,
                  "qkDescale, vpvDescale and pScale have headNum entries",
                  "self_attention.md 3.8, 5.3 (InferQKVQuantDimCheck: positions from the end of the inputs)",
