@@ -173,9 +173,11 @@ std::vector<SaRule> ParamRules() {
         MakeRule("sa.param.kernel_type_range", p, kAllProfiles, e,
                  "kernelType in [KERNELTYPE_DEFAULT (0), KERNELTYPE_EXP_M8V2 (2)]",
                  "self_attention.md 5.1 (KernelTypeRangeCheck)", KernelTypeRange),
-        MakeRule("sa.param.mask_type_range", p, kAllProfiles, e,
-                 "maskType in [UNDEFINED (0), CAUSAL_MASK (9)]",
-                 "self_attention.md 1.1 (enum MaskType); docs/decisions.md", MaskTypeRange),
+        MakeRule(
+            "sa.param.mask_type_range", p, kAllProfiles, e, "maskType in [UNDEFINED (0), CAUSAL_MASK (9)]",
+            "self_attention.md 1.1 (enum MaskType); seed 'How to select a mask' (full phase NORM or ALIBI, "
+            "incremental phase UNDEFINED, NORM or ALIBI: every type is accepted in both phases)",
+            MaskTypeRange),
         MakeRule("sa.param.clamp_type_range", p, kAllProfiles, e, "clampType in [UNDEFINED (0), MIN_MAX (1)]",
                  "self_attention.md 1.1 (enum ClampType); docs/decisions.md", ClampTypeRange),
         MakeRule("sa.param.kv_cache_cfg_range", p, kAllProfiles, e,
