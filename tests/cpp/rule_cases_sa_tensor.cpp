@@ -248,6 +248,11 @@ std::vector<RuleCase> MaskLayoutCases() {
         Case("sa.mask.layout", dim, "swa_rows_over_cols", "pa_swa_norm", mask({18, 17})),
         Case("sa.mask.layout", dim, "swa_compress_256", "fa_swa_compress", mask({256, 256})),
         Case("sa.mask.layout", dim, "nz_tile", "nz_fa_encoder", mask({1, 1, 32, 32})),
+        Case("sa.mask.layout", dim, "nz_triu_rows", "nz_fa_encoder",
+             [](TestCall& c) {
+                 c.Param<P>().isTriuMask = 1;
+                 SetDims(c, "attentionMask", {1, 8, 64, 16});
+             }),
         Case("sa.mask.layout", dim, "nz_norm_compress", "nz_pa_norm_compress", mask({1, 8, 64, 16})),
         Case("sa.mask.layout", dim, "nz_alibi_compress", "nz_pa_alibi_compress", mask({1, 16, 128, 16})),
         Case("sa.mask.layout", dim, "nz_swa_nd", "nz_pa_swa", Format({"attentionMask"}, ACL_FORMAT_ND)),

@@ -1,6 +1,7 @@
 #include "ops/self_attention/sa_geometry.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace atbx::ops::sa {
 namespace {
@@ -40,6 +41,16 @@ int64_t RoundUp16(int64_t value) {
     return (value + kNzTile - 1) / kNzTile * kNzTile;
 }
 
+int64_t SatMul(int64_t a, int64_t b) {
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    if (a <= 0 || b <= 0) return 0;
+    return a > kMax / b ? kMax : a * b;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) {
+    return a == 0 ? 0 : (a - 1) / b + 1;
+}
+
 int HeadDimIndex(const SaSubject& s, Input input) {
     const uint64_t rank = s.Rank(input);
     switch (input) {
@@ -62,7 +73,7 @@ int HeadDimIndex(const SaSubject& s, Input input) {
 
 int64_t CacheHidden(const SaSubject& s, Input cache) {
     const Dims& shape = s.Desc(cache).shape;
-    if (NzCache(s, cache)) return shape.dims[2] * shape.dims[4];
+    if (NzCache(s, cache)) return SatMul(shape.dims[2], shape.dims[4]);
     return shape.dims[shape.dimNum - 1];
 }
 
@@ -95,7 +106,7 @@ HeadSizes HeadSizesOf(const SaSubject& s) {
 int64_t TokenRows(const SaSubject& s, Input input) {
     const Dims& shape = s.Desc(input).shape;
     const bool flash = s.mode == Mode::kFaCache || s.mode == Mode::kFaBypass;
-    return flash && !s.Bnsd() && shape.dimNum == 4 ? shape.dims[0] * shape.dims[1] : shape.dims[0];
+    return flash && !s.Bnsd() && shape.dimNum == 4 ? SatMul(shape.dims[0], shape.dims[1]) : shape.dims[0];
 }
 
 CacheShape CacheShapeOf(const SaSubject& s, Input cache) {
@@ -132,7 +143,7 @@ MaskShape MaskShapeOf(const SaSubject& s) {
         out.nz = true;
         out.leadingDims = 1;
         out.lead[0] = shape.dims[0];
-        out.cols = shape.dims[1] * shape.dims[3];
+        out.cols = SatMul(shape.dims[1], shape.dims[3]);
         out.rows = shape.dims[2];
         return out;
     }

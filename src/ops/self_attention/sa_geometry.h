@@ -22,6 +22,10 @@ bool IsSwaMask(Param::MaskType maskType);        // SLIDING_WINDOW_NORM, SLIDING
 // Sliding-window attention is on: windowSize > 0 with a sliding-window mask type.
 bool SwaEnabled(const Param& param);
 int64_t RoundUp16(int64_t value);
+// a * b of non-negative sizes, saturating at INT64_MAX: hostile dims must not overflow.
+int64_t SatMul(int64_t a, int64_t b);
+// ceil(a / b) for a >= 0 and b > 0, without overflow.
+int64_t CeilDiv(int64_t a, int64_t b);
 
 // Index of the head dim of q, key, value or a cache, or -1 when the tensor packs heads into a hidden dim:
 // [N, H*D] (2-D q/k/v), [L, B, S, Hk*D] (ND FA cache), [NB, BS, Hk*D] (3-D PREFIX cache), NZ caches.

@@ -40,8 +40,7 @@ Verdict BlockIdsInRange(const S& s) {
     const int64_t rows =
         std::min<int64_t>(s.Dim(Input::kBlockTables, 0), static_cast<int64_t>(s.kvSeqLen.size()));
     for (int64_t b = 0; b < rows; ++b) {
-        const int64_t used =
-            std::min(width, (std::max<int64_t>(s.kvSeqLen[b], 0) + blockSize - 1) / blockSize);
+        const int64_t used = std::min(width, CeilDiv(std::max<int64_t>(s.kvSeqLen[b], 0), blockSize));
         for (int64_t k = 0; k < used; ++k) {
             const int32_t id = ReadInt32(s, Input::kBlockTables, b * width + k);
             if (id < 0 || id >= numBlocks) {

@@ -105,8 +105,8 @@ Verdict PrefixBlockTimesHeadSize(const S& s) {
     const Size k = HeadSizesOf(s).k;
     if (!k) return Pass();
     const int64_t blockSize = s.Dim(Input::kKey, 1);
-    return Require(blockSize * *k <= 128 * 128, "PREFIX_ENCODER needs block size * head size <= 16384, got ",
-                   blockSize, " * ", *k);
+    return Require(SatMul(blockSize, *k) <= 128 * 128,
+                   "PREFIX_ENCODER needs block size * head size <= 16384, got ", blockSize, " * ", *k);
 }
 
 constexpr std::string_view kSeedHeadSize =

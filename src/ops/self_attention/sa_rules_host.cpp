@@ -208,7 +208,7 @@ Verdict PrefixBlockSize(const S& s) {
 Verdict PrefixBlockTableWidth(const S& s) {
     if (s.mode != Mode::kPrefixEncoder || !LengthsValid(s)) return Pass();
     const int64_t blockSize = s.Dim(Input::kKey, 1);
-    const int64_t need = (MaxOf(s.kvSeqLen) + blockSize - 1) / blockSize;
+    const int64_t need = CeilDiv(MaxOf(s.kvSeqLen), blockSize);
     return Require(s.Dim(Input::kBlockTables, 1) >= need,
                    "blockTables.dims[1] must be >= ceil(max(kvSeqLen) / ", blockSize, ") = ", need, ", got ",
                    s.Dim(Input::kBlockTables, 1));

@@ -82,12 +82,18 @@ bool BatchLead(const S& s, const MaskShape& m) {
 Verdict NormLayout(const S& s, const MaskShape& m) {
     if (m.nz) {
         if (!BatchLead(s, m)) return BadLayout(s, "FRACTAL_NZ [1 or batch, C/16, R, 16]");
+        if (Compressed(s, m) && !(m.lead[0] == 1 && m.rows == m.cols)) {
+            return BadLayout(s, "FRACTAL_NZ [1, 8, 128, 16] when compressed (isTriuMask 1, 128 columns)");
+        }
         return Pass();
     }
     if (m.leadingDims > 1) return BadLayout(s, "[R, C] or [batch, R, C] (4-D NORM masks are not supported)");
     if (m.leadingDims == 1 && m.lead[0] != MaskBatch(s)) return BadLayout(s, "[R, C] or [batch, R, C]");
-    if (TriuMask(s) && m.cols == kTriuTile && m.rows != kTriuTile) {
-        return BadLayout(s, "[128, 128] or [batch, 128, 128] when compressed (isTriuMask 1, 128 columns)");
+    if (Compressed(s, m) && m.rows != m.cols) {
+        return BadLayout(
+            s,
+            "a square tile [T, T] or [batch, T, T] when compressed (isTriuMask 1; T = 128, 2048 on "
+            "atlas-350)");
     }
     return Pass();
 }
@@ -110,7 +116,7 @@ Verdict AlibiLayout(const S& s, const MaskShape& m) {
     const int64_t h = s.HeadNum();
     if (m.nz) {
         const int64_t x = m.lead[0];
-        if (x == 1 || x == b || x == h || x == b * h) return Pass();
+        if (x == 1 || x == b || x == h || x == SatMul(b, h)) return Pass();
         return BadLayout(s, "FRACTAL_NZ [X, C/16, R, 16] with X 1, batch, headNum or batch * headNum");
     }
     const bool ok = m.leadingDims == 0 || (m.leadingDims == 1 && m.lead[0] == h) ||

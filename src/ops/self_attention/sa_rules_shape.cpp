@@ -25,7 +25,7 @@ std::string ShapeOf(const S& s, Input input) {
 // Hidden size of a packed FA key or value: dims[1] of [N, Hk*D], dims[2] * dims[3] of [b, s, Hk, D].
 int64_t FlashHidden(const S& s, Input input) {
     const Dims& shape = s.Desc(input).shape;
-    return shape.dimNum == 4 ? shape.dims[2] * shape.dims[3] : shape.dims[1];
+    return shape.dimNum == 4 ? SatMul(shape.dims[2], shape.dims[3]) : shape.dims[1];
 }
 
 Verdict HiddenMatchesCache(const S& s) {
@@ -106,7 +106,7 @@ Verdict BnsdBatch(const S& s) {
     if (cacheBatch != batch) {
         const bool nz = s.Desc(Input::kCacheK).format == ACL_FORMAT_FRACTAL_NZ;
         return Fail("cacheK's dims[1] must be ", nz ? "batch * kvHeadNum = " : "the batch ",
-                    nz ? batch * s.KvHeadNum() : batch, " (query.dims[0] = ", batch, "), got shape ",
+                    nz ? SatMul(batch, s.KvHeadNum()) : batch, " (query.dims[0] = ", batch, "), got shape ",
                     ShapeOf(s, Input::kCacheK));
     }
     return LengthsMatch(s, batch, "query.dims[0]");

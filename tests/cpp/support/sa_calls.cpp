@@ -28,8 +28,42 @@ bool IsAlibiCompress(Param::MaskType m) {
            m == Param::MASK_TYPE_ALIBI_COMPRESS_LEFT_ALIGN;
 }
 
+std::vector<int32_t> KeyLengths(const Param& p, const SaShape& shape) {
+    if (!shape.kvSeqLen.empty()) return shape.kvSeqLen;
+    std::vector<int32_t> kv = shape.seqLen;
+    if (p.calcType == Param::PREFIX_ENCODER) {
+        for (size_t b = 1; b < kv.size(); b += 2)
+            kv[b] += kPrefixBlock;
+    }
+    return kv;
+}
+
 // Everything the tensors of one call are built from.
 struct Call {
+    Call(const Param& param, const SaShape& callShape, Platform callPlatform)
+        : p(param),
+          shape(callShape),
+          platform(callPlatform),
+          nz(callPlatform == Platform::kAtlasInference || callPlatform == Platform::kAtlasTraining),
+          flash(param.calcType != Param::PA_ENCODER && param.calcType != Param::PREFIX_ENCODER),
+          prefix(param.calcType == Param::PREFIX_ENCODER),
+          quant(param.quantType == Param::TYPE_QUANT_QKV_OFFLINE ||
+                param.quantType == Param::TYPE_QUANT_QKV_ONLINE),
+          batch(static_cast<int64_t>(callShape.seqLen.size())),
+          heads(param.headNum),
+          kvHeads(param.kvHeadNum > 0 ? param.kvHeadNum : param.headNum),
+          d(callShape.headSize),
+          dv(param.mlaVHeadSize > 0 ? param.mlaVHeadSize
+                                    : (callShape.headSizeV > 0 ? callShape.headSizeV : callShape.headSize)),
+          q(callShape.seqLen),
+          kv(KeyLengths(param, callShape)),
+          maxQ(MaxOf(q)),
+          maxKv(MaxOf(kv)),
+          rank(callShape.rank != 0 ? callShape.rank : (flash ? 2 : 3)),
+          rng(callShape.seed) {
+        if (param.calcType == Param::PA_ENCODER && param.inputLayout == infer::TYPE_BNSD) rank = 4;
+    }
+
     const Param& p;
     const SaShape& shape;
     Platform platform;
@@ -37,8 +71,9 @@ struct Call {
     bool flash;
     bool prefix;
     bool quant;
-    int64_t batch, heads, kvHeads, d, dv, maxQ, maxKv;
-    std::vector<int32_t> q, kv;
+    int64_t batch, heads, kvHeads, d, dv;
+    std::vector<int32_t> q, kv;  // query and key lengths
+    int64_t maxQ, maxKv;
     int rank;
     std::mt19937_64 rng;
 };
@@ -276,16 +311,6 @@ io::HostTensor Input(Call& c, const std::string& name) {
     return LogN(c);  // logN, the last input
 }
 
-std::vector<int32_t> KeyLengths(const Param& p, const SaShape& shape) {
-    if (!shape.kvSeqLen.empty()) return shape.kvSeqLen;
-    std::vector<int32_t> kv = shape.seqLen;
-    if (p.calcType == Param::PREFIX_ENCODER) {
-        for (size_t b = 1; b < kv.size(); b += 2)
-            kv[b] += kPrefixBlock;
-    }
-    return kv;
-}
-
 }  // namespace
 
 infer::SelfAttentionParam PaEncoderParam() {
@@ -334,35 +359,7 @@ SaShape DecoderShape() {
 }
 
 TestCall MakeSaCall(const infer::SelfAttentionParam& param, const SaShape& shape, Platform platform) {
-    const bool flash = param.calcType != Param::PA_ENCODER && param.calcType != Param::PREFIX_ENCODER;
-    const bool prefix = param.calcType == Param::PREFIX_ENCODER;
-    Call c{
-        param,
-        shape,
-        platform,
-        platform == Platform::kAtlasInference || platform == Platform::kAtlasTraining,
-        flash,
-        prefix,
-        param.quantType == Param::TYPE_QUANT_QKV_OFFLINE || param.quantType == Param::TYPE_QUANT_QKV_ONLINE,
-        0,
-        param.headNum,
-        param.kvHeadNum > 0 ? param.kvHeadNum : param.headNum,
-        shape.headSize,
-        0,
-        0,
-        0,
-        shape.seqLen,
-        KeyLengths(param, shape),
-        shape.rank,
-        std::mt19937_64(shape.seed)};
-    c.batch = static_cast<int64_t>(c.q.size());
-    c.dv = param.mlaVHeadSize > 0 ? param.mlaVHeadSize
-                                  : (shape.headSizeV > 0 ? shape.headSizeV : shape.headSize);
-    c.maxQ = MaxOf(c.q);
-    c.maxKv = MaxOf(c.kv);
-    if (c.rank == 0) c.rank = flash ? 2 : 3;
-    if (param.calcType == Param::PA_ENCODER && param.inputLayout == infer::TYPE_BNSD) c.rank = 4;
-
+    Call c(param, shape, platform);
     TestCall call;
     call.param = param;
     call.platform = platform;
