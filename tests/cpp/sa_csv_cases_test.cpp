@@ -112,7 +112,8 @@ char Category(Stage stage) {
 
 // Validates the row's descriptors up to the stage its expected category names (C: param, I: shape).
 std::vector<rules::Violation> ValidateDescs(const CsvRow& row, char category) {
-    ops::CallValidation<ops::sa::SelfAttentionSpec> validation(ParamOf(row), row.platform);
+    const Param param = ParamOf(row);  // the validation keeps a pointer to it
+    ops::CallValidation<ops::sa::SelfAttentionSpec> validation(param, row.platform);
     validation.SetDescs(Descs(row));
     return validation.Run(Stage::kParam, category == 'C' ? Stage::kParam : Stage::kShape);
 }

@@ -15,7 +15,7 @@ namespace {
 
 using Param = infer::SelfAttentionParam;
 
-constexpr int kMutationsPerCall = 12;
+constexpr int kMutationsPerCall = 24;
 
 template <class T>
 T Pick(std::mt19937_64& rng, std::initializer_list<T> values) {
