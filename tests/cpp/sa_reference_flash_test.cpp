@@ -324,7 +324,7 @@ TEST(SaReferenceFlash, DynamicBatchStoppedBatchesWriteNothingAndOutputZeros) {
     f.param.batchRunStatusEnable = true;
     f.cache = Cache::kDynamic;
     f.seqLen = {3, 5, 2, 1};
-    f.tokenOffset = {5, 9, 2, 24};
+    f.tokenOffset = {3, 5, 2, 24};  // the dynamic-batch encoder needs kv == q or q == 1 per sequence
     f.status = {1, 0, 1, 0};
     CheckFlash(f, Math{}, 7);
 }
@@ -384,11 +384,12 @@ TEST(SaReferenceFlash, TriuNormMaskOf128IsTheCompressedTile) {
     CheckFlash(f, m, 21, {{"attentionMask", Values(Desc(ACL_FLOAT16, {128, 128}), tile)}});
 }
 
-// A NORM mask with a head dim ([H, S, S], per head) stays additive even in bf16 (DECISIONS 12).
-TEST(SaReferenceFlash, NormMaskWithAHeadDimIsAdditive) {
+// A mask with a head dim ([H, S, S], per head: ALIBI; NORM masks take none) stays additive even in bf16
+// (DECISIONS 12).
+TEST(SaReferenceFlash, MaskWithAHeadDimIsAdditiveInBf16) {
     Flash f;
     f.param = FlashParam(Param::ENCODER, 0.17f);
-    f.param.maskType = Param::MASK_TYPE_NORM;
+    f.param.maskType = Param::MASK_TYPE_ALIBI;
     f.dtype = ACL_BF16;
     std::mt19937_64 rng(22);
     io::HostTensor mask = RandomMask(Desc(ACL_BF16, {f.heads, f.maxSeq, f.maxSeq}), -30.0, rng);
@@ -509,11 +510,13 @@ TEST(SaReferenceFlash, AtlasInferenceBnsdBypassNzCaches) {
     f.seqLen = {3, 6};
     f.tokenOffset = {3, 6};
     f.maxSeq = 16;
+    // Seed: on atlas-inference the mask is built with the actual max_seq_len (6), not the cache length.
+    const int64_t side = 6;
     std::mt19937_64 rng(19);
-    io::HostTensor mask = RandomMask(Desc(ACL_FLOAT16, {f.maxSeq, f.maxSeq}), -10000.0, rng);
+    io::HostTensor mask = RandomMask(Desc(ACL_FLOAT16, {side, side}), -10000.0, rng);
     const io::HostTensor maskCopy = mask;
     Math m;
-    m.term = [&](int64_t, int64_t, int64_t i, int64_t j) { return At(maskCopy, i * f.maxSeq + j); };
+    m.term = [&](int64_t, int64_t, int64_t i, int64_t j) { return At(maskCopy, i * side + j); };
     CheckFlash(f, m, 20, {{"attentionMask", std::move(mask)}});
 }
 

@@ -146,7 +146,7 @@ def bnsd_bypass(q, cache_k, cache_v, token_offset, seq_len, layer, kv_heads, qk_
 
 
 def pa_encoder(q, k, v, q_lens, kv_lens, qk_scale, mask_term=None, logn=None, clamp=None, out_rows=None):
-    """Packed prefill (self_attention.md 2.4): q [N, H, D], k/v [Nk, Hk, d] (or per batch [B, S, Hk, d]).
+    """Packed prefill (self_attention.md 2.4): q [N, H, D], k/v [Nk, Hk, d].
     Batches with no query rows or no keys attend nothing; rows past the last batch (out_rows) are 0.
     Returns [out_rows or N, H, Dv]."""
     heads = q.shape[1]
@@ -154,10 +154,7 @@ def pa_encoder(q, k, v, q_lens, kv_lens, qk_scale, mask_term=None, logn=None, cl
     row = key_row = 0
     for b, (q_len, kv) in enumerate(zip(q_lens, kv_lens)):
         if q_len > 0 and kv > 0:
-            if k.ndim == 4:
-                kb, vb = k[b, :kv], v[b, :kv]
-            else:
-                kb, vb = k[key_row:key_row + kv], v[key_row:key_row + kv]
+            kb, vb = k[key_row:key_row + kv], v[key_row:key_row + kv]
             term = None if mask_term is None else (lambda h: mask_term(b, h, q_len, kv))
             row_scale = None if logn is None else logn[:q_len]
             out[row:row + q_len] = heads_attend(q[row:row + q_len], kb, vb, qk_scale, term, row_scale, clamp)

@@ -84,7 +84,7 @@ MASK_TYPES = {"batch": MASK_NORM, "alibi4": MASK_ALIBI, "alibi3": MASK_ALIBI, "c
 
 def encoder_case(atbx, tmp_path, dtype="float16", heads=4, kv_heads=4, d=128, dv=None, q_lens=(17, 5), kv_lens=None,
                  rank=3, mask=None, mask_type=None, kernel_type=0, logn=False, clamp=None, window=0, mla=0,
-                 mla_key_4d=False, qk_scale=None, seed=0, wrong_term=None):
+                 qk_scale=None, seed=0, wrong_term=None):
     """Builds, runs and checks one PA_ENCODER case. wrong_term(term) replaces the golden's mask term, for tests
     showing that the comparison fails."""
     rng = np.random.default_rng(seed)
@@ -95,15 +95,14 @@ def encoder_case(atbx, tmp_path, dtype="float16", heads=4, kv_heads=4, d=128, dv
     qk_scale = qk_scale if qk_scale is not None else 1 / math.sqrt(d)
     n, nk = sum(q_lens), sum(kv_lens)
     q3 = sharp(rng, (n, heads, d), dtype)
-    key_shape = (batch, max_kv, kv_heads, d) if mla_key_4d else (nk, kv_heads, d)
-    k3 = sharp(rng, key_shape, dtype)
+    k3 = sharp(rng, (nk, kv_heads, d), dtype)
     v3 = values(rng, (nk, kv_heads, dv), dtype)
 
     def shaped(t, shape):
         return Tensor(t.values().reshape(shape), dtype)
 
     q = q3 if rank == 3 else shaped(q3, (n, heads * d))
-    k = k3 if rank == 3 or mla_key_4d else shaped(k3, (nk, kv_heads * d))
+    k = k3 if rank == 3 else shaped(k3, (nk, kv_heads * d))
     v = v3 if rank == 3 else shaped(v3, (nk, kv_heads * dv))
     param = {"headNum": heads, "kvHeadNum": kv_heads, "qkScale": qk_scale, "qScale": 0.3, "calcType": PA_ENCODER,
              "kernelType": kernel_type, "windowSize": window, "mlaVHeadSize": mla}
@@ -192,8 +191,9 @@ def test_kernel_grid(atbx, tmp_path, case):
     dict(heads=8, kv_heads=2, d=192, dv=128, q_lens=(100, 10, 2, 16), rank=2, mask="alibi3", seed=31),
     # queries shorter than keys ([2, B] seqLen) and a batch with no query rows
     dict(heads=6, kv_heads=2, q_lens=(5, 0, 33), kv_lens=(9, 4, 70), kernel_type=HIGH_PRECISION, seed=32),
-    # MLA with a per-batch padded 4-D key
-    dict(heads=4, kv_heads=1, d=576, mla=512, q_lens=(20, 7), kv_lens=(31, 7), mla_key_4d=True, seed=33),
+    # MLA with queries shorter than keys (the seed keeps A2 PA_ENCODER tensors 2-D or 3-D: no 4-D MLA key)
+    dict(heads=4, kv_heads=1, d=576, mla=512, q_lens=(20, 7), kv_lens=(31, 7), kernel_type=HIGH_PRECISION,
+         seed=33),
     # alibi fp16 compress (H=12 -> 6, Hk=1, slopes negated, high precision)
     dict(heads=6, kv_heads=1, q_lens=(257,), mask="alibi_compress", mask_type=MASK_ALIBI_COMPRESS,
          kernel_type=HIGH_PRECISION, seed=34),

@@ -8,8 +8,8 @@
 
 namespace atbx::ops::sa {
 
-// V head size of the call: mlaVHeadSize, or the per-head size of value (PA_ENCODER, FA-cache) or of cacheV
-// (bypass), or the query's head size where ATB's output keeps the query's shape.
+// V head size of the call: mlaVHeadSize, or the per-head size of value (PA_ENCODER, FA-cache, PREFIX_ENCODER)
+// or of cacheV (bypass, BNSD). Valid once the shape rules passed.
 int64_t ValueHeadSize(const SaSubject& subject);
 
 std::vector<TensorDesc> InferOutputs(const SaSubject& subject);

@@ -74,9 +74,9 @@ std::vector<BatchSpan> FlashSpans(const SaSubject& s, const Geometry& g) {
 }
 
 // PA_ENCODER: packed q, k and v of the current tokens; batch b has q_b query rows and kv_b keys (seqLen [B]:
-// q_b = kv_b; [2, B]: rows 0 and 1). An MLA key [B, S, Hk, D] and BNSD tensors are padded per batch.
+// q_b = kv_b; [2, B]: rows 0 and 1). BNSD tensors are padded per batch.
 std::vector<BatchSpan> PaEncoderSpans(const SaSubject& s, const Geometry& g) {
-    const bool keyPerBatch = g.bnsd || s.Rank(Input::kKey) == 4;
+    const bool keyPerBatch = g.bnsd;
     std::vector<BatchSpan> spans;
     int64_t row = 0;
     int64_t keyRow = 0;

@@ -46,8 +46,8 @@ KvSource FlashCache(const SaSubject& s, const Geometry& g, Input cache, int64_t 
 }
 
 // PA_ENCODER tensor with `headSize` channels per head, read `readHeadDim` at a time: packed token rows
-// [N, Hk * d] / [N, Hk, d] (kvSequence = first token row), MLA key [B, S, Hk, d] or BNSD [B, Hk, S, d]
-// (kvSequence = b).
+// [N, Hk * d] / [N, Hk, d] (kvSequence = first token row) or BNSD [B, Hk, S, d] (kvSequence = b). (The seed
+// keeps A2 PA_ENCODER tensors 2-D or 3-D, so the 4-D MLA key of ATB's code is rejected by the rules.)
 KvSource Packed(const SaSubject& s, const Geometry& g, Input input, int64_t headSize, int64_t readHeadDim) {
     const TensorDesc& desc = s.Desc(input);
     const int64_t* d = desc.shape.dims;
@@ -58,7 +58,7 @@ KvSource Packed(const SaSubject& s, const Geometry& g, Input input, int64_t head
         source.slotStride = headSize;
         source.headStride = d[2] * headSize;
     } else {
-        source.sequenceStride = desc.shape.dimNum == 4 ? d[1] * rowWidth : rowWidth;
+        source.sequenceStride = rowWidth;
         source.slotStride = rowWidth;
         source.headStride = headSize;
     }

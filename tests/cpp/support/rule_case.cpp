@@ -8,9 +8,9 @@ void PrintTo(const RuleCase& c, std::ostream* out) {
 
 std::vector<RuleCase> AllRuleCases() {
     std::vector<RuleCase> all;
-    for (auto* table :
-         {&CommonRuleCases, &PagedAttentionParamRuleCases, &PagedAttentionTensorRuleCases,
-          &PagedAttentionValueRuleCases, &SelfAttentionRuleCases, &ReshapeAndCacheRuleCases, &ApiRuleCases}) {
+    for (auto* table : {&CommonRuleCases, &PagedAttentionParamRuleCases, &PagedAttentionTensorRuleCases,
+                        &PagedAttentionValueRuleCases, &SelfAttentionRuleCases, &SelfAttentionTensorRuleCases,
+                        &SelfAttentionValueRuleCases, &ReshapeAndCacheRuleCases, &ApiRuleCases}) {
         std::vector<RuleCase> cases = table();
         all.insert(all.end(), cases.begin(), cases.end());
     }

@@ -32,7 +32,9 @@ std::vector<RuleCase> CommonRuleCases();
 std::vector<RuleCase> PagedAttentionParamRuleCases();   // rule_cases_pa_param.cpp
 std::vector<RuleCase> PagedAttentionTensorRuleCases();  // rule_cases_pa_tensor.cpp
 std::vector<RuleCase> PagedAttentionValueRuleCases();   // rule_cases_pa_values.cpp
-std::vector<RuleCase> SelfAttentionRuleCases();
+std::vector<RuleCase> SelfAttentionRuleCases();         // rule_cases_sa.cpp: param stage
+std::vector<RuleCase> SelfAttentionTensorRuleCases();   // rule_cases_sa_tensor.cpp
+std::vector<RuleCase> SelfAttentionValueRuleCases();    // rule_cases_sa_values.cpp
 std::vector<RuleCase> ReshapeAndCacheRuleCases();
 std::vector<RuleCase> ApiRuleCases();
 
