@@ -3,6 +3,8 @@
 // parallel decoding (MTP). The expected values are written here over the logical data.
 #include <gtest/gtest.h>
 
+#include "core/str_cat.h"
+
 #include "support/pa_logical.h"
 
 namespace atbx::test {
@@ -94,8 +96,7 @@ INSTANTIATE_TEST_SUITE_P(Heads, PaSplitCacheTest,
                                          SplitCase{3, 3, 40, 72}, SplitCase{2, 1, 192, 576}),
                          [](const testing::TestParamInfo<SplitCase>& param) {
                              const SplitCase& c = param.param;
-                             return "H" + std::to_string(c.heads) + "_Hk" + std::to_string(c.kvHeads) +
-                                    "_Dk" + std::to_string(c.dk) + "_Dv" + std::to_string(c.dv);
+                             return core::StrCat("H", c.heads, "_Hk", c.kvHeads, "_Dk", c.dk, "_Dv", c.dv);
                          });
 
 // MTP without a mask: every query row of batch b sees all L_b keys.

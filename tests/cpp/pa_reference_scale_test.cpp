@@ -3,6 +3,8 @@
 // Expected values come from the formula written here over the logical data (support/pa_logical.h).
 #include <gtest/gtest.h>
 
+#include "core/str_cat.h"
+
 #include "plan/element.h"
 #include "support/pa_logical.h"
 
@@ -42,9 +44,9 @@ INSTANTIATE_TEST_SUITE_P(
                     GroupCase{12, 4, 24, 48, {97, 0, 3, 48}, ACL_FLOAT16, PaLayout::kBsnd}),  // skipped batch
     [](const testing::TestParamInfo<GroupCase>& param) {
         const GroupCase& c = param.param;
-        return "H" + std::to_string(c.heads) + "_Hk" + std::to_string(c.kvHeads) + "_D" +
-               std::to_string(c.headDim) + (c.dtype == ACL_BF16 ? "_bf16" : "_fp16") +
-               (c.layout == PaLayout::kBnsd ? "_bnsd" : "_bsnd");
+        return core::StrCat("H", c.heads, "_Hk", c.kvHeads, "_D", c.headDim,
+                            c.dtype == ACL_BF16 ? "_bf16" : "_fp16",
+                            c.layout == PaLayout::kBnsd ? "_bnsd" : "_bsnd");
     });
 
 // logit = qkScale * q'.K with q' = round_dtype(q * qScale) when qScale is not 0 or 1, else q.
