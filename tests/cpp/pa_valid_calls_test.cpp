@@ -8,6 +8,7 @@
 
 #include "atbx/operation.h"
 #include "support/pa_case_helpers.h"
+#include "support/run_call.h"
 #include "support/validate.h"
 
 namespace atbx::test {
@@ -34,6 +35,11 @@ TEST_P(PaValidCallTest, CreatesAndInfersTheOutputItCarries) {
     ASSERT_EQ(outputs.size(), 1u);
     EXPECT_EQ(ShapeToString(outputs[0].shape), ShapeToString(call.outputs[0].desc.shape));
     EXPECT_EQ(outputs[0].dtype, call.outputs[0].desc.dtype);
+}
+
+TEST_P(PaValidCallTest, RunsOnTheReferenceAndTheCpuBackend) {
+    TestCall call = GetParam().make();
+    EXPECT_EQ(RunOnEveryBackend(call), "");
 }
 
 std::string CallName(const testing::TestParamInfo<PaValidCall>& info) {

@@ -1,7 +1,8 @@
 // Every call of the SelfAttention catalogue is valid: it passes every rule of its platform, param to device
-// values, and InferShape gives its output.
+// values, and InferShape gives its output; and it runs on the reference and the CPU backend.
 #include <gtest/gtest.h>
 
+#include "support/run_call.h"
 #include "support/sa_valid_calls.h"
 #include "support/validate.h"
 
@@ -14,6 +15,11 @@ TEST_P(SaValidCallTest, PassesEveryRule) {
     TestCall call = GetParam().make();
     ASSERT_EQ(call.outputs.size(), 1u);
     EXPECT_TRUE(ViolatedRules(call).empty()) << DescribeViolations(call);
+}
+
+TEST_P(SaValidCallTest, RunsOnTheReferenceAndTheCpuBackend) {
+    TestCall call = GetParam().make();
+    EXPECT_EQ(RunOnEveryBackend(call), "");
 }
 
 std::string Name(const testing::TestParamInfo<SaValidCall>& info) {

@@ -223,9 +223,15 @@ Verdict MaskCoversLengths(const S& s) {
     const Needed need = NeededDims(s, m);
     const bool alibiRows = IsAlibiCompress(s.param->maskType) && m.cols == kTriuTile;  // [H, R, 128]
     if (alibiRows) {
-        return Require(m.rows >= need.rows,
-                       "the alibi compress mask [headNum, R, 128] needs R >= ", need.rows,
-                       " (the longest query), got shape ", Shape(s));
+        // Key j of a query at absolute position p reads row p - 128 * (j / 128): up to row p itself.
+        // Positions run to the longest query, or to the last key in PREFIX_ENCODER (queries sit after the
+        // prefix).
+        const bool prefix = s.mode == Mode::kPrefixEncoder;
+        const int64_t rows = m.nz ? RoundUp16(prefix ? MaxOf(KeyLens(s)) : need.rows)
+                                  : (prefix ? MaxOf(KeyLens(s)) : need.rows);
+        return Require(m.rows >= rows, "the alibi compress mask [headNum, R, 128] needs R >= ", rows,
+                       prefix ? " (the furthest key position)" : " (the longest query)", ", got shape ",
+                       Shape(s));
     }
     if (Compressed(s, m)) return Pass();
     return Require(m.rows >= need.rows && m.cols >= need.cols, "attentionMask must cover ", need.rows,

@@ -2,12 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 
 #include "atbx/operation.h"
+#include "core/str_cat.h"
 #include "kernels/ref/attention_ref.h"
 #include "ops/call_validation.h"
 #include "ops/op_spec.h"
+#include "plan/element.h"
 #include "verify/precision.h"
 #include "verify/random_fill.h"
 
@@ -69,6 +72,30 @@ std::string PrecisionFailure(TestCall& call, const std::vector<double>& referenc
     const verify::PrecisionReport report =
         verify::CheckPrecision(out.bytes.data(), out.desc.dtype, reference, eps);
     return report.pass && report.checked > 0 ? std::string() : report.Summary();
+}
+
+std::string RunOnEveryBackend(TestCall& call) {
+    // The reference runs first: a call with the KV cache in the op writes its caches, which the reference
+    // result below then reads.
+    const RunResult ref = Execute(call, Backend::kReference);
+    if (!ref.status.ok()) return "reference: " + ref.status.ToString();
+    const std::vector<double> reference = ReferenceResult(call);
+    const io::HostTensor& out = call.outputs.at(0);
+    for (size_t i = 0; i < reference.size(); ++i) {
+        if (std::isnan(reference[i])) continue;
+        const double written = plan::LoadElement(out.bytes.data(), out.desc.dtype, static_cast<int64_t>(i));
+        if (written != plan::RoundToDtype(reference[i], out.desc.dtype)) {
+            return core::StrCat("reference backend wrote ", written, " at element ", i, ", the reference is ",
+                                reference[i]);
+        }
+    }
+    const RunResult cpu = Execute(call, Backend::kCpu);
+    if (!cpu.status.ok()) {
+        return cpu.status.rule() == "dispatch.cpu.unsupported" ? std::string()
+                                                               : "cpu: " + cpu.status.ToString();
+    }
+    const std::string failure = PrecisionFailure(call, reference, 1, int64_t{1} << 20);
+    return failure.empty() ? failure : core::StrCat(cpu.kernel, ": ", failure);
 }
 
 }  // namespace atbx::test

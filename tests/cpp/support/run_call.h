@@ -27,6 +27,12 @@ std::vector<double> ReferenceResult(TestCall& call);
 std::string PrecisionFailure(TestCall& call, const std::vector<double>& reference, int64_t headDim,
                              int64_t maxKvLen);
 
+// Runs a valid attention call on the reference backend, then on the CPU backend: the reference must run and
+// write the exact result rounded to the output dtype wherever it writes; the CPU backend must either refuse
+// (dispatch.cpu.unsupported) or meet the precision standard (its looser, long-context epsilon: the dedicated
+// kernel tests check each feature at its own bound). Returns what went wrong, empty when nothing did.
+std::string RunOnEveryBackend(TestCall& call);
+
 }  // namespace atbx::test
 
 #endif  // ATBX_TESTS_SUPPORT_RUN_CALL_H

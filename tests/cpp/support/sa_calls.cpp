@@ -213,7 +213,9 @@ TensorDesc CompressedMask(const Call& c, bool nz) {
     }
     if (IsAlibiCompress(type)) {
         if (c.shape.mask == SaMaskForm::kPerHead) {
-            return nz ? NzMask(c, c.heads, c.maxQ, 128) : Desc(MaskDtype(c), {c.heads, c.maxQ, 128});
+            // [H, R, 128]: R covers every position read, the last key's in PREFIX_ENCODER.
+            const int64_t rows = c.p.calcType == Param::PREFIX_ENCODER ? c.maxKv : c.maxQ;
+            return nz ? NzMask(c, c.heads, rows, 128) : Desc(MaskDtype(c), {c.heads, rows, 128});
         }
         return nz ? NzMask(c, 1, 256, 256) : Desc(MaskDtype(c), {256, 256});
     }
