@@ -104,8 +104,10 @@ std::vector<RuleCase> MaskCoverageCases() {
              [](TestCall& c) { SetDim(c, "attentionMask", 2, 16); }),
         Case("sa.mask.covers_lengths", dim, "alibi_compress_rows", "pa_alibi_compress_sqrt_per_head",
              [](TestCall& c) { SetDim(c, "attentionMask", 1, 16); }),
-        Case("sa.mask.covers_lengths", dim, "prefix_alibi_compress_rows", "prefix_alibi_compress_sqrt_per_head",
-             [](TestCall& c) { SetDim(c, "attentionMask", 1, c.In("attentionMask").desc.shape.dims[1] - 1); }),
+        Case(
+            "sa.mask.covers_lengths", dim, "prefix_alibi_compress_rows",
+            "prefix_alibi_compress_sqrt_per_head",
+            [](TestCall& c) { SetDim(c, "attentionMask", 1, c.In("attentionMask").desc.shape.dims[1] - 1); }),
         Case("sa.mask.covers_lengths", dim, "norm_compress_without_triu", "training_pa_norm_compress",
              WithParam([](P& p) { p.isTriuMask = 0; })),
         Case("sa.mask.actual_max_seq_len", dim, "nd", "nz_pa_norm_mask_nd",
