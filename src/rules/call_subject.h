@@ -3,6 +3,7 @@
 #ifndef ATBX_RULES_CALL_SUBJECT_H
 #define ATBX_RULES_CALL_SUBJECT_H
 
+#include <array>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,17 @@ struct CallSubject {
     std::string InputLabel(size_t index) const;
     std::string OutputLabel(size_t index) const;
 };
+
+// Records the inputs a param asks for, in ATB order: each role's position in `index` (which must start all
+// -1), and a slot per input with its name and whether it is read on the host.
+template <class Role, size_t N, class NameOf, class IsHost>
+void AssignInputs(CallSubject& subject, std::array<int, N>& index, const std::vector<Role>& order,
+                  NameOf name, IsHost host) {
+    for (size_t i = 0; i < order.size(); ++i) {
+        index[static_cast<size_t>(order[i])] = static_cast<int>(i);
+        subject.inputSlots.push_back({name(order[i]), host(order[i])});
+    }
+}
 
 }  // namespace atbx::rules
 

@@ -4,6 +4,7 @@
 #ifndef ATBX_RULES_RULE_H
 #define ATBX_RULES_RULE_H
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -68,6 +69,15 @@ Verdict Fail(const Args&... args) {
 template <class... Args>
 Verdict Require(bool condition, const Args&... args) {
     return condition ? Pass() : Fail(args...);
+}
+
+// ATB's OP_PARAM_RSV_CHECK: every reserved byte of a param struct is zero.
+template <size_t N>
+Verdict RequireReservedZero(const uint8_t (&rsv)[N]) {
+    for (size_t i = 0; i < N; ++i) {
+        if (rsv[i] != 0) return Fail("rsv must be all zero, rsv[", i, "] is ", static_cast<int>(rsv[i]));
+    }
+    return Pass();
 }
 
 // What the rule table prints and the docs list.

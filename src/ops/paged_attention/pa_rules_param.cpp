@@ -1,7 +1,6 @@
 // PagedAttention param rules (CreateOperation), part 1: reserved bytes, enum ranges, ATB's common checks, and
 // which features each platform profile has (paged_attention.md 4.1 common and device checks, 4.7; the seed;
 // DECISIONS.md profiles).
-#include <algorithm>
 
 #include "ops/paged_attention/pa_rule_support.h"
 
@@ -11,10 +10,7 @@ namespace {
 constexpr auto kParam = Stage::kParam;
 
 Verdict RsvZero(const S& s) {
-    const auto& rsv = s.param->rsv;
-    const auto* nonZero = std::find_if(std::begin(rsv), std::end(rsv), [](uint8_t b) { return b != 0; });
-    return Require(nonZero == std::end(rsv), "rsv must be all zero, rsv[", nonZero - std::begin(rsv), "] is ",
-                   nonZero == std::end(rsv) ? 0 : static_cast<int>(*nonZero));
+    return rules::RequireReservedZero(s.param->rsv);
 }
 
 Verdict HeadNumPositive(const S& s) {

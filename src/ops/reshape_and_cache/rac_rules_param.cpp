@@ -1,5 +1,4 @@
 // ReshapeAndCache param rules (CreateOperation): self_attention.md 1.3 and 4.3.
-#include <algorithm>
 
 #include "ops/reshape_and_cache/rac_rules.h"
 
@@ -13,10 +12,7 @@ using rules::Verdict;
 using S = RacSubject;
 
 Verdict RsvZero(const S& s) {
-    const auto& rsv = s.param->rsv;
-    const auto* nonZero = std::find_if(std::begin(rsv), std::end(rsv), [](uint8_t b) { return b != 0; });
-    return Require(nonZero == std::end(rsv), "rsv must be all zero, rsv[", nonZero - std::begin(rsv), "] is ",
-                   nonZero == std::end(rsv) ? 0 : static_cast<int>(*nonZero));
+    return rules::RequireReservedZero(s.param->rsv);
 }
 
 Verdict CompressTypeRange(const S& s) {

@@ -55,11 +55,7 @@ RacSubject MakeSubject(const Param& param, Platform platform) {
     s.param = &param;
     s.platform = platform;
     s.index.fill(-1);
-    const std::vector<Input> order = InputOrder(param);
-    for (size_t i = 0; i < order.size(); ++i) {
-        s.index[static_cast<size_t>(order[i])] = static_cast<int>(i);
-        s.inputSlots.push_back({InputName(order[i]), false});
-    }
+    rules::AssignInputs(s, s.index, InputOrder(param), InputName, [](Input) { return false; });
     s.outputSlots.push_back({"keyCache", false});
     if (param.kvCacheCfg != Param::K_CACHE_V_BYPASS) s.outputSlots.push_back({"valueCache", false});
     return s;

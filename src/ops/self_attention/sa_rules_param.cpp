@@ -1,6 +1,5 @@
 // SelfAttention param rules (CreateOperation): the ranges of the param's fields and the checks ATB makes for
 // every calcType (self_attention.md 5.1), the seed's GQA sentence, DECISIONS.md 14.
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -25,10 +24,7 @@ Verdict InRange(const char* field, E value, int low, int high) {
 }
 
 Verdict RsvZero(const S& s) {
-    const auto& rsv = s.param->rsv;
-    const auto* nonZero = std::find_if(std::begin(rsv), std::end(rsv), [](uint8_t b) { return b != 0; });
-    return Require(nonZero == std::end(rsv), "rsv must be all zero, rsv[", nonZero - std::begin(rsv), "] is ",
-                   nonZero == std::end(rsv) ? 0 : static_cast<int>(*nonZero));
+    return rules::RequireReservedZero(s.param->rsv);
 }
 
 Verdict HeadNumPositive(const S& s) {

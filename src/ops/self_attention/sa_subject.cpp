@@ -146,11 +146,7 @@ SaSubject MakeSubject(const Param& param, Platform platform) {
     s.platform = platform;
     s.mode = ModeOf(param);
     s.index.fill(-1);
-    const std::vector<Input> order = InputOrder(param);
-    for (size_t i = 0; i < order.size(); ++i) {
-        s.index[static_cast<size_t>(order[i])] = static_cast<int>(i);
-        s.inputSlots.push_back({InputName(order[i]), IsHost(order[i])});
-    }
+    rules::AssignInputs(s, s.index, InputOrder(param), InputName, IsHost);
     s.outputSlots.push_back({"attnOut", false});
     return s;
 }
