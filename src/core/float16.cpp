@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace atbx::core {
@@ -54,31 +53,10 @@ using Bf16 = SmallFloat<8, 7>;
 
 }  // namespace
 
-// Exact without branching on the value class: the exponent and mantissa bits, shifted into fp32 position and
-// multiplied by 2^112 (the difference of the biases), give normals and subnormals alike; inf and NaN only
-// need the fp32 exponent field filled in.
-float HalfToFloat(uint16_t bits) {
-    const uint32_t magnitude = static_cast<uint32_t>(bits & 0x7FFFu) << 13;
-    float value;
-    std::memcpy(&value, &magnitude, sizeof(value));
-    value *= 0x1p112f;
-    uint32_t widened;
-    std::memcpy(&widened, &value, sizeof(widened));
-    if ((bits & 0x7C00u) == 0x7C00u) widened |= 0x7F800000u;
-    widened |= static_cast<uint32_t>(bits & 0x8000u) << 16;
-    std::memcpy(&value, &widened, sizeof(value));
-    return value;
-}
 uint16_t DoubleToHalf(double value) {
     return Half::Encode(value);
 }
 
-float Bf16ToFloat(uint16_t bits) {
-    const uint32_t widened = static_cast<uint32_t>(bits) << 16;
-    float value;
-    std::memcpy(&value, &widened, sizeof(value));
-    return value;
-}
 uint16_t DoubleToBf16(double value) {
     return Bf16::Encode(value);
 }

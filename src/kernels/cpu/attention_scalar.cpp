@@ -25,6 +25,31 @@ bool FloatType(aclDataType dtype) {
     return dtype == ACL_FLOAT16 || dtype == ACL_BF16 || dtype == ACL_FLOAT;
 }
 
+// Converts rows [j0, j0 + count) of one kv head to fp32, [count, headDim]; the dtype is resolved once,
+// outside the loops, and each row's channels are contiguous (FRACTAL_NZ sources are refused).
+template <class Element, class Widen>
+void LoadRowsAs(const KvSource& source, const WorkItem& item, int32_t j0, int32_t count, float* out,
+                Widen widen) {
+    const auto* data = static_cast<const Element*>(source.data);
+    for (int32_t t = 0; t < count; ++t) {
+        const Element* row = data + source.RowOffset(item.kvSequence, j0 + t, item.kvHead);
+        float* dst = out + static_cast<int64_t>(t) * source.headDim;
+        for (int32_t c = 0; c < source.headDim; ++c)
+            dst[c] = widen(row[c]);
+    }
+}
+
+void LoadRows(const KvSource& source, const WorkItem& item, int32_t j0, int32_t count, float* out) {
+    switch (source.dtype) {
+        case ACL_FLOAT16:
+            return LoadRowsAs<uint16_t>(source, item, j0, count, out, core::HalfToFloat);
+        case ACL_BF16:
+            return LoadRowsAs<uint16_t>(source, item, j0, count, out, core::Bf16ToFloat);
+        default:
+            return LoadRowsAs<float>(source, item, j0, count, out, [](float x) { return x; });
+    }
+}
+
 float LoadFloat(const void* data, aclDataType dtype, int64_t offset) {
     switch (dtype) {
         case ACL_FLOAT16:
@@ -33,16 +58,6 @@ float LoadFloat(const void* data, aclDataType dtype, int64_t offset) {
             return core::Bf16ToFloat(static_cast<const uint16_t*>(data)[offset]);
         default:
             return static_cast<const float*>(data)[offset];
-    }
-}
-
-// Converts rows [j0, j0 + count) of one kv head to fp32, [count, headDim].
-void LoadRows(const KvSource& source, const WorkItem& item, int32_t j0, int32_t count, float* out) {
-    for (int32_t t = 0; t < count; ++t) {
-        const int64_t row = source.RowOffset(item.kvSequence, j0 + t, item.kvHead);
-        float* dst = out + static_cast<int64_t>(t) * source.headDim;
-        for (int32_t c = 0; c < source.headDim; ++c)
-            dst[c] = LoadFloat(source.data, source.dtype, row + c);
     }
 }
 
