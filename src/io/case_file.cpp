@@ -1,8 +1,7 @@
 #include "io/case_file.h"
 
-#include <fstream>
-
 #include "core/str_cat.h"
+#include "io/files.h"
 #include "io/npy.h"
 
 namespace atbx::io {
@@ -17,10 +16,9 @@ constexpr std::pair<std::string_view, aclDataType> kDataTypes[] = {
 };
 
 json ReadJson(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in) throw IoError(StrCat(path.string(), ": cannot open"));
+    const std::vector<uint8_t> bytes = ReadFileBytes(path);
     try {
-        return json::parse(in);
+        return json::parse(bytes.begin(), bytes.end());
     } catch (const json::parse_error& e) {
         throw IoError(StrCat(path.string(), ": malformed JSON: ", e.what()));
     }

@@ -3,11 +3,11 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <optional>
 #include <string_view>
 
 #include "core/str_cat.h"
+#include "io/files.h"
 
 namespace atbx::io {
 namespace {
@@ -20,6 +20,23 @@ constexpr std::string_view kMagic = "\x93NUMPY";
 constexpr std::pair<std::string_view, size_t> kItemSizes[] = {
     {"<f2", 2}, {"<u2", 2}, {"<f4", 4}, {"|i1", 1}, {"<i1", 1}, {"<i4", 4}, {"<i8", 8}, {"<u8", 8},
 };
+
+// The header as it can be shown in a message: bytes outside printable ASCII as \xNN, at most 200 of them.
+std::string Printable(std::string_view text) {
+    constexpr size_t kShown = 200;
+    std::string shown;
+    for (size_t i = 0; i < text.size() && i < kShown; ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if (byte >= 0x20 && byte < 0x7F) {
+            shown += static_cast<char>(byte);
+        } else {
+            constexpr char kHex[] = "0123456789abcdef";
+            shown += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xF]};
+        }
+    }
+    if (text.size() > kShown) shown += "...";
+    return shown;
+}
 
 // A cursor over the header dict text, e.g. "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 3), }".
 class HeaderCursor {
@@ -94,7 +111,8 @@ class HeaderCursor {
         return pos_ == text_.size();
     }
     [[noreturn]] void Fail(const std::string& what) const {
-        throw IoError(StrCat(name_, ": malformed .npy header (", what, " at offset ", pos_, "): ", text_));
+        throw IoError(StrCat(name_, ": malformed .npy header (", Printable(what), " at offset ", pos_,
+                             "): ", Printable(text_)));
     }
 
   private:
@@ -173,7 +191,7 @@ NpyArray ParseNpy(std::span<const uint8_t> bytes, const std::string& name) {
 
     const size_t itemSize = NpyItemSize(header.descr);
     if (itemSize == 0) {
-        throw IoError(StrCat(name, ": unsupported .npy dtype '", header.descr,
+        throw IoError(StrCat(name, ": unsupported .npy dtype '", Printable(header.descr),
                              "' (expected <f2, <u2 for bfloat16, <f4, |i1, <i4, <i8 or <u8)"));
     }
     if (header.fortranOrder) throw IoError(StrCat(name, ": Fortran-order .npy arrays are not supported"));
@@ -196,19 +214,7 @@ NpyArray ParseNpy(std::span<const uint8_t> bytes, const std::string& name) {
 }
 
 NpyArray ReadNpy(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw IoError(StrCat(path.string(), ": cannot open"));
-    // Read in chunks: byte-wise stream iteration dominated debug-build runs on large caches.
-    std::vector<uint8_t> bytes;
-    constexpr size_t kChunk = size_t{1} << 20;
-    while (in) {
-        const size_t size = bytes.size();
-        bytes.resize(size + kChunk);
-        in.read(reinterpret_cast<char*>(bytes.data() + size), static_cast<std::streamsize>(kChunk));
-        bytes.resize(size + static_cast<size_t>(in.gcount()));
-    }
-    if (in.bad()) throw IoError(StrCat(path.string(), ": read error"));
-    return ParseNpy(bytes, path.string());
+    return ParseNpy(ReadFileBytes(path), path.string());
 }
 
 void WriteNpy(const std::filesystem::path& path, const std::string& descr, std::span<const int64_t> shape,

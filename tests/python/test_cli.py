@@ -180,6 +180,20 @@ def test_malformed_json(atbx, tmp_path):
     expect_usage_error(atbx, case, tmp_path, "malformed JSON")
 
 
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_case_path_is_a_directory(atbx, tmp_path, command):
+    result = run(atbx, command, str(tmp_path))
+    assert result.returncode == 1
+    assert "not a regular file" in result.stderr
+
+
+def test_input_path_is_a_directory(atbx, tmp_path):
+    case = decode_case(tmp_path)
+    os.mkdir(tmp_path / "folder")
+    edit_case(case, lambda c: c["inputs"][1].update(file="folder"))
+    expect_usage_error(atbx, case, tmp_path, "not a regular file")
+
+
 def test_missing_case_file(atbx, tmp_path):
     result = run(atbx, "run", str(tmp_path / "nothing.json"))
     assert result.returncode == 1
@@ -215,3 +229,29 @@ def test_bfloat16_inputs_are_raw_bits(atbx, tmp_path):
     assert result.returncode == 0, result.stderr
     out = np.load(tmp_path / "out.npy")
     assert out.dtype == np.uint16 and out.shape == (1, 2, 16)
+
+
+def test_random_npy_bytes_never_crash(atbx, tmp_path):
+    """Corrupted .npy files (random bytes after a real header's start, truncations, flipped bytes) end with exit
+    1 or 2 and a message, never a crash."""
+    rng = np.random.default_rng(77)
+    case = decode_case(tmp_path)
+    original = (tmp_path / "in0.npy").read_bytes()
+    for trial in range(40):
+        data = bytearray(original)
+        kind = trial % 4
+        if kind == 0:
+            data = data[:rng.integers(0, len(data))]
+        elif kind == 1:
+            for _ in range(4):
+                data[rng.integers(0, 128)] = rng.integers(0, 256)
+        elif kind == 2:
+            data = data[:10] + bytes(rng.integers(0, 256, rng.integers(0, 300), dtype=np.uint8))
+        else:
+            data[8:10] = bytes(rng.integers(0, 256, 2, dtype=np.uint8))
+        (tmp_path / "in0.npy").write_bytes(bytes(data))
+        result = run(atbx, "run", case)
+        assert result.returncode in (0, 1, 2), (trial, result.returncode, result.stderr)
+        assert result.returncode == 0 or result.stderr.strip(), trial
+        for name in outputs_in(tmp_path):
+            os.remove(tmp_path / name)

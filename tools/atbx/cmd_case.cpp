@@ -38,6 +38,10 @@ int RunCommand(const CaseOptions& options) {
     } catch (const io::IoError& e) {
         std::cerr << "error: " << e.what() << '\n';
         return kExitUsage;
+    } catch (const std::exception& e) {
+        // Last line of defence: whatever else goes wrong reading or writing files is reported, not a crash.
+        std::cerr << "error: " << e.what() << '\n';
+        return kExitUsage;
     }
 }
 
@@ -52,6 +56,10 @@ int CheckCommand(const CaseOptions& options) {
         std::cout << io::OpName(c.param) << " on " << PlatformName(c.platform) << ": valid\n";
         return kExitOk;
     } catch (const io::IoError& e) {
+        std::cerr << "error: " << e.what() << '\n';
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        // Last line of defence: whatever else goes wrong reading or writing files is reported, not a crash.
         std::cerr << "error: " << e.what() << '\n';
         return kExitUsage;
     }
