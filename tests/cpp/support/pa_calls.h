@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,11 @@ struct PaValidCall {
     std::string name;  // "a2.spec.norm_square", "inference.mask_free" ...
     std::function<TestCall()> make;
 };
+// Prints the call's name in test output.
+inline void PrintTo(const PaValidCall& call, std::ostream* out) {
+    *out << call.name;
+}
+
 const std::vector<PaValidCall>& PaValidCalls();
 // The catalogue's call of that name; fails the test when there is none.
 TestCall PaCall(std::string_view name);
