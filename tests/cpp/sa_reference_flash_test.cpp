@@ -346,6 +346,16 @@ TEST(SaReferenceFlash, ClampBoundsTheScaledScores) {
     CheckFlash(f, Math{}, 9);
 }
 
+// The compressed causal tile ATB's tests build: 128 x 128, -10000 strictly above the diagonal.
+std::vector<double> CausalTile() {
+    std::vector<double> tile(128 * 128);
+    for (int64_t r = 0; r < 128; ++r) {
+        for (int64_t c = 0; c < 128; ++c)
+            tile[r * 128 + c] = c > r ? -10000.0 : 0.0;
+    }
+    return tile;
+}
+
 // DECISIONS 13: with the KV cache in the op and kv > q, the compressed causal tile is top-left, as ATB's
 // goldens.
 TEST(SaReferenceFlash, CompressedNormMaskIsTopLeftCausal) {
@@ -356,10 +366,7 @@ TEST(SaReferenceFlash, CompressedNormMaskIsTopLeftCausal) {
     f.maxSeq = 160;
     f.seqLen = {130, 3};
     f.tokenOffset = {150, 5};
-    std::vector<double> tile(128 * 128);
-    for (int64_t r = 0; r < 128; ++r)
-        for (int64_t c = 0; c < 128; ++c)
-            tile[r * 128 + c] = c > r ? -10000.0 : 0.0;
+    const std::vector<double> tile = CausalTile();
     Math m;
     m.term = [](int64_t, int64_t, int64_t i, int64_t j) { return j > i ? -10000.0 : 0.0; };
     CheckFlash(f, m, 10, {{"attentionMask", Values(Desc(ACL_FLOAT16, {128, 128}), tile)}});
@@ -375,10 +382,7 @@ TEST(SaReferenceFlash, TriuNormMaskOf128IsTheCompressedTile) {
     f.maxSeq = 140;
     f.seqLen = {137, 2};
     f.tokenOffset = {137, 2};
-    std::vector<double> tile(128 * 128);
-    for (int64_t r = 0; r < 128; ++r)
-        for (int64_t c = 0; c < 128; ++c)
-            tile[r * 128 + c] = c > r ? -10000.0 : 0.0;
+    const std::vector<double> tile = CausalTile();
     Math m;
     m.term = [](int64_t, int64_t, int64_t i, int64_t j) { return j > i ? -10000.0 : 0.0; };
     CheckFlash(f, m, 21, {{"attentionMask", Values(Desc(ACL_FLOAT16, {128, 128}), tile)}});
