@@ -1,7 +1,7 @@
 // AlibiMask: the ALiBi bias that a compressed ALiBi mask stands for (SelfAttention ALIBI_COMPRESS,
 // ALIBI_COMPRESS_SQRT and ALIBI_COMPRESS_LEFT_ALIGN with a [256, 256] tile and per-head slopes), decoded to
-// its formula (self_attention.md 3.5). Query row i of an item sits at absolute position p = item.prefix + i;
-// key j is hidden when j > p (causal), else the term is slopes[h] * f with
+// its formula (docs/spec/self_attention.md 3.5). Query row i of an item sits at absolute position p =
+// item.prefix + i; key j is hidden when j > p (causal), else the term is slopes[h] * f with
 //   kDistance:      f = p - j          (the tile holds p - j; callers pass negated ALiBi slopes)
 //   kSqrtDistance:  f = sqrt(p - j)
 //   kColumn:        f = j              (left-aligned ALiBi; callers pass positive slopes)

@@ -1,9 +1,10 @@
 // AlibiTileMask: a compressed ALiBi mask of shape [H, rows, 128] (ND, or FRACTAL_NZ [H, 8, rows, 16]) that
 // holds, for each head, the first 128 columns of the full ALiBi mask, bias and causal part included
-// (self_attention.md 3.5, "alibi compress 128"). A full ALiBi mask is constant along its diagonals, so key j
-// of a query at absolute position p = item.prefix + i reads row p - t, column j - t of head h's plane, where
-// t = 128 * (j / 128) is the first key of j's 128-key tile: the row ATB's kernels read for that tile. Tiles
-// that start after p lie above the query's diagonal tile; the kernels skip them, so their keys are hidden.
+// (docs/spec/self_attention.md 3.5, "alibi compress 128"). A full ALiBi mask is constant along its diagonals,
+// so key j of a query at absolute position p = item.prefix + i reads row p - t, column j - t of head h's
+// plane, where t = 128 * (j / 128) is the first key of j's 128-key tile: the row ATB's kernels read for that
+// tile. Tiles that start after p lie above the query's diagonal tile; the kernels skip them, so their keys
+// are hidden.
 #ifndef ATBX_PLAN_MASK_ALIBI_TILE_H
 #define ATBX_PLAN_MASK_ALIBI_TILE_H
 

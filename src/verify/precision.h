@@ -1,4 +1,4 @@
-// ATB's precision standard (DECISIONS.md): an output passes iff every element satisfies
+// ATB's precision standard (docs/spec/DECISIONS.md): an output passes iff every element satisfies
 //   |out - ref| <= eps * max(1, |ref|)
 // with eps = 2^-8 (fp16) / 2^-7 (bf16) when head_dim * max_kv_len + 4 < 2048, else 2^-7 / 2^-6; fp32 2^-11.
 // NaN never passes.

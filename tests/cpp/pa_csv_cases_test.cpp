@@ -1,10 +1,11 @@
-// ATB's own PagedAttention test sheet (tests/apitest/opstest/csv/paged_attention.csv, paged_attention.md 5.3)
-// as a table: each row's param, input dtypes, formats and shapes as the sheet writes them, and the outcome
-// ATB expects: "C:" CreateOperation, "I:" InferShape, "S:" Setup fail with that status; NO_ERROR rows are
-// valid calls. Rows whose shapes are too large for a fast test are shrunk (fewer blocks, fewer batches) where
-// the row's point survives; their note says so. Where atbx deliberately differs from the sheet (a rule of the
-// seed or DECISIONS.md, or a check ATB makes only in its kernel), the expected outcome is atbx's and the note
-// says why. Host values ("customize" in the sheet) are chosen here to fit the row's shapes.
+// ATB's own PagedAttention test sheet (tests/apitest/opstest/csv/paged_attention.csv,
+// docs/spec/paged_attention.md 5.3) as a table: each row's param, input dtypes, formats and shapes as the
+// sheet writes them, and the outcome ATB expects: "C:" CreateOperation, "I:" InferShape, "S:" Setup fail with
+// that status; NO_ERROR rows are valid calls. Rows whose shapes are too large for a fast test are shrunk
+// (fewer blocks, fewer batches) where the row's point survives; their note says so. Where atbx deliberately
+// differs from the sheet (a rule of the seed or docs/spec/DECISIONS.md, or a check ATB makes only in its
+// kernel), the expected outcome is atbx's and the note says why. Host values ("customize" in the sheet) are
+// chosen here to fit the row's shapes.
 #include <gtest/gtest.h>
 
 #include <algorithm>

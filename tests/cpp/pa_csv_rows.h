@@ -1,5 +1,5 @@
 // The rows of ATB's PagedAttention test sheet (tests/apitest/opstest/csv/paged_attention.csv,
-// paged_attention.md 5.3), as the sheet writes them, for pa_csv_cases_test.cpp.
+// docs/spec/paged_attention.md 5.3), as the sheet writes them, for pa_csv_cases_test.cpp.
 #ifndef ATBX_TESTS_PA_CSV_ROWS_H
 #define ATBX_TESTS_PA_CSV_ROWS_H
 

@@ -1,8 +1,8 @@
-// PagedAttention reference, KV-head compression (paged_attention.md 3.3-3.5): one sequence per (batch b, kv
-// head k) at block-table and contextLens row b' = b*Hk + k, one head per cache block, query heads [k*g,
-// (k+1)*g) of row b; dequantisation by the logical kv head k; masks read at the original batch and head; the
-// razor offset of KVHEAD_ROPE added to the raw score of key j at its physical block and slot, before the
-// scale. The expected values are written here.
+// PagedAttention reference, KV-head compression (docs/spec/paged_attention.md 3.3-3.5): one sequence per
+// (batch b, kv head k) at block-table and contextLens row b' = b*Hk + k, one head per cache block, query
+// heads [k*g, (k+1)*g) of row b; dequantisation by the logical kv head k; masks read at the original batch
+// and head; the razor offset of KVHEAD_ROPE added to the raw score of key j at its physical block and slot,
+// before the scale. The expected values are written here.
 #include <gtest/gtest.h>
 
 #include "support/pa_logical.h"

@@ -1,5 +1,5 @@
-// PagedAttention reference, cache layouts and skipped batches (paged_attention.md 2.2, 2.3, 3.10; DECISIONS
-// 3): the same logical data as BSND, BNSD and FRACTAL_NZ caches gives the same output; batches with
+// PagedAttention reference, cache layouts and skipped batches (docs/spec/paged_attention.md 2.2, 2.3, 3.10;
+// DECISIONS 3): the same logical data as BSND, BNSD and FRACTAL_NZ caches gives the same output; batches with
 // contextLens 0 or batchRunStatus 0 take no query or output row and leave the output untouched.
 #include <gtest/gtest.h>
 

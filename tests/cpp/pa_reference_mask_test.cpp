@@ -1,7 +1,7 @@
-// PagedAttention reference, masks (paged_attention.md 3.5, 3.6, 3.9; DECISIONS 5-8): every mask type, rank
-// and layout, each read at the element the spec names, including masks larger than needed (the row stride is
-// the last dim) and NZ masks of the Atlas inference/training profiles. Mask values are random so that a wrong
-// row, batch, head or column is visible; the expected logits are written here.
+// PagedAttention reference, masks (docs/spec/paged_attention.md 3.5, 3.6, 3.9; DECISIONS 5-8): every mask
+// type, rank and layout, each read at the element the spec names, including masks larger than needed (the row
+// stride is the last dim) and NZ masks of the Atlas inference/training profiles. Mask values are random so
+// that a wrong row, batch, head or column is visible; the expected logits are written here.
 #include <gtest/gtest.h>
 
 #include <cmath>

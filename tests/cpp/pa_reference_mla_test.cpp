@@ -1,6 +1,6 @@
-// PagedAttention reference, MLA (paged_attention.md 3.9): the combined cache (V = the first mlaVHeadSize
-// channels of K, no valueCache), split caches whose K and V head sizes differ (up to 576), and MLA with
-// parallel decoding (MTP). The expected values are written here over the logical data.
+// PagedAttention reference, MLA (docs/spec/paged_attention.md 3.9): the combined cache (V = the first
+// mlaVHeadSize channels of K, no valueCache), split caches whose K and V head sizes differ (up to 576), and
+// MLA with parallel decoding (MTP). The expected values are written here over the logical data.
 #include <gtest/gtest.h>
 
 #include "core/str_cat.h"

@@ -1,7 +1,7 @@
-// PagedAttention reference, quantisation (paged_attention.md 3.7, 3.8; DECISIONS 9): DEQUANT_FUSION int8
-// caches with fp32 or int64 (fp32 bits) per-channel descales, with and without offsets; int8 QKV ONLINE and
-// OFFLINE with [H] descales, P quantised per tile of 128 keys, outDataType. The expected values are written
-// here.
+// PagedAttention reference, quantisation (docs/spec/paged_attention.md 3.7, 3.8; DECISIONS 9): DEQUANT_FUSION
+// int8 caches with fp32 or int64 (fp32 bits) per-channel descales, with and without offsets; int8 QKV ONLINE
+// and OFFLINE with [H] descales, P quantised per tile of 128 keys, outDataType. The expected values are
+// written here.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -103,7 +103,7 @@ INSTANTIATE_TEST_SUITE_P(Descales, PaDequantTest,
                                     std::to_string(c.kvHeads);
                          });
 
-// ---- QKV quant: written as paged_attention.md 3.8 states it ----
+// ---- QKV quant: written as docs/spec/paged_attention.md 3.8 states it ----
 
 struct QkvCase {
     Param::QuantType mode;

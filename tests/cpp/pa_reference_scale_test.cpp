@@ -1,6 +1,7 @@
-// PagedAttention reference, scaling (paged_attention.md 3.1, 3.2): GQA/MQA grouping, qkScale, qScale (applied
-// only when not 0 or 1, rounded to the query dtype) and logN per original batch (fp32 on ND, fp16 on NZ).
-// Expected values come from the formula written here over the logical data (support/pa_logical.h).
+// PagedAttention reference, scaling (docs/spec/paged_attention.md 3.1, 3.2): GQA/MQA grouping, qkScale,
+// qScale (applied only when not 0 or 1, rounded to the query dtype) and logN per original batch (fp32 on ND,
+// fp16 on NZ). Expected values come from the formula written here over the logical data
+// (support/pa_logical.h).
 #include <gtest/gtest.h>
 
 #include "core/str_cat.h"

@@ -1,6 +1,6 @@
-// PagedAttention reference, parallel / speculative decoding (paged_attention.md 3.6, 3.10): qSeqLen rows per
-// batch packed over the batches that run, query i of batch b at position L_b - q_b + i, batches with q_b == 1
-// on the same math. The expected values are written here.
+// PagedAttention reference, parallel / speculative decoding (docs/spec/paged_attention.md 3.6, 3.10): qSeqLen
+// rows per batch packed over the batches that run, query i of batch b at position L_b - q_b + i, batches with
+// q_b == 1 on the same math. The expected values are written here.
 #include <gtest/gtest.h>
 
 #include "plan/element.h"

@@ -1,6 +1,6 @@
 // ReshapeAndCache cache writes, every mode and profile, compared bit for bit with the caches computed here by
-// direct loops over self_attention.md 4.2: the caches start with random data, the outputs are poisoned, slots
-// are distinct and random with negative ones (skipped), and sizes are odd.
+// direct loops over docs/spec/self_attention.md 4.2: the caches start with random data, the outputs are
+// poisoned, slots are distinct and random with negative ones (skipped), and sizes are odd.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -42,7 +42,7 @@ void FromFloat(float value, aclDataType dtype, uint8_t* element) {
     std::memcpy(element, &rounded, 2);
 }
 
-// A cache the test fills: a copy of the cache input, and its addressing (self_attention.md 4.1).
+// A cache the test fills: a copy of the cache input, and its addressing (docs/spec/self_attention.md 4.1).
 class ExpectedCache {
   public:
     explicit ExpectedCache(const io::HostTensor& cache) : desc_(cache.desc), bytes_(cache.bytes) {}

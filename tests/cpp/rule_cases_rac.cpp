@@ -89,7 +89,8 @@ size_t NonNegativeSlot(TestCall& c, int n) {
     return 0;
 }
 
-// Cache rows item i of a compress call writes (self_attention.md 4.2), computed here from the inputs.
+// Cache rows item i of a compress call writes (docs/spec/self_attention.md 4.2), computed here from the
+// inputs.
 int64_t HeadRows(TestCall& c, size_t i) {
     const int64_t heads = ShapeOf(c, "key").dims[1];
     const int64_t length = Values(c, "seqLen")[i / heads];

@@ -1,6 +1,6 @@
 // SelfAttention with the KV cache in the op (FA-cache) and with the caller's cache (bypass, BSND and BNSD):
-// the reference backend against direct loops over self_attention.md 2.1-2.3 and 3, written here. FA-cache
-// writes are compared exactly.
+// the reference backend against direct loops over docs/spec/self_attention.md 2.1-2.3 and 3, written here.
+// FA-cache writes are compared exactly.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +12,7 @@
 namespace atbx::test::sa_ref {
 namespace {
 
-// Cache layouts of the flash modes (self_attention.md 2.1-2.3).
+// Cache layouts of the flash modes (docs/spec/self_attention.md 2.1-2.3).
 enum class Cache {
     kLayered,  // ND [L, B, S, Hk * d]
     kDynamic,  // ND [B, S, Hk * d] (dynamic batch)
@@ -34,7 +34,8 @@ struct Flash {
 
     int64_t Batch() const { return static_cast<int64_t>(seqLen.size()); }
     bool Bnsd() const { return param.inputLayout == infer::TYPE_BNSD; }
-    // Rows a batch owns in q and the output: padded to 16 on Atlas inference (self_attention.md 3.10).
+    // Rows a batch owns in q and the output: padded to 16 on Atlas inference
+    // (docs/spec/self_attention.md 3.10).
     int64_t Rows(size_t b) const {
         return platform == Platform::kAtlasInference ? (seqLen[b] + 15) / 16 * 16 : seqLen[b];
     }
@@ -131,7 +132,7 @@ bool Stopped(const Flash& f, size_t b) {
 }
 
 // The caches after the op: position tokenOffset[b] - seqLen[b] + t of batch b holds new row t of the batch,
-// for batches that run (self_attention.md 3.2).
+// for batches that run (docs/spec/self_attention.md 3.2).
 void WriteNewTokens(const Flash& f, TestCall& call, io::HostTensor& cacheK, io::HostTensor& cacheV) {
     if (f.Bypass()) return;
     const io::HostTensor& key = call.In("key");

@@ -1,7 +1,7 @@
 // SelfAttention PA_ENCODER (packed q, k, v of the current tokens): the reference backend against direct loops
-// over self_attention.md 2.4, 3.1-3.6, written here. Masks: tensors (NORM, ALIBI, sliding window), compressed
-// tiles (NORM_COMPRESS, SLIDING_WINDOW_COMPRESS) and the compressed ALiBi forms with their formulas.
-// cpu:scalar runs every case under the precision standard.
+// over docs/spec/self_attention.md 2.4, 3.1-3.6, written here. Masks: tensors (NORM, ALIBI, sliding window),
+// compressed tiles (NORM_COMPRESS, SLIDING_WINDOW_COMPRESS) and the compressed ALiBi forms with their
+// formulas. cpu:scalar runs every case under the precision standard.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,7 +41,7 @@ struct Packed {
             r += Kv(k);
         return r;
     }
-    // Atlas inference pads the packed tokens to a multiple of 16 (self_attention.md 3.10).
+    // Atlas inference pads the packed tokens to a multiple of 16 (docs/spec/self_attention.md 3.10).
     int64_t QRows() const {
         const int64_t n = QRow(qLens.size());
         return platform == Platform::kAtlasInference ? (n + 15) / 16 * 16 : n;
@@ -68,7 +68,7 @@ Param EncoderParam(int32_t heads, int32_t kvHeads, float qkScale) {
     p.headNum = heads;
     p.kvHeadNum = kvHeads;
     p.qkScale = qkScale;
-    p.qScale = 0.3f;  // ignored in PA_ENCODER (self_attention.md 1.1)
+    p.qScale = 0.3f;  // ignored in PA_ENCODER (docs/spec/self_attention.md 1.1)
     return p;
 }
 
@@ -255,7 +255,8 @@ TEST(SaReferencePaEncoder, CompressedNormTileIsTopLeftCausal) {
                 {{"attentionMask", tile}});
 }
 
-// ALiBi slopes as ATB's tests make them (self_attention.md 3.5): m0 = 2^(-8/n), n = 2^floor(log2 H).
+// ALiBi slopes as ATB's tests make them (docs/spec/self_attention.md 3.5): m0 = 2^(-8/n), n = 2^floor(log2
+// H).
 std::vector<double> AlibiSlopes(int64_t heads) {
     int64_t n = 1;
     while (n * 2 <= heads)
@@ -301,7 +302,7 @@ TEST(SaReferencePaEncoder, CompressedAlibiFormulas) {
 }
 
 // The [H, rows, 128] form holds the first 128 columns of the full ALiBi mask: every key reads the diagonal
-// the full mask has there (self_attention.md 3.5).
+// the full mask has there (docs/spec/self_attention.md 3.5).
 TEST(SaReferencePaEncoder, CompressedAlibiFirstColumnsStandForTheFullMask) {
     const std::vector<double> slopes = AlibiSlopes(3);
     Packed f;

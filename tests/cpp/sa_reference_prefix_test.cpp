@@ -1,6 +1,6 @@
 // SelfAttention PREFIX_ENCODER (prefix keys in a paged cache): the reference backend against direct loops
-// over self_attention.md 2.5 and 3, written here. Query i of batch b sits at absolute position kv_b - q_b + i
-// (bottom-right alignment) for every mask. cpu:scalar runs every case under the precision standard.
+// over docs/spec/self_attention.md 2.5 and 3, written here. Query i of batch b sits at absolute position kv_b
+// - q_b + i (bottom-right alignment) for every mask. cpu:scalar runs every case under the precision standard.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // SelfAttention int8 QKV quantisation (PA_ENCODER, quantType OFFLINE / ONLINE): the reference backend against
-// direct loops over self_attention.md 3.8, written here: integer scores times the per-head descale, an online
-// softmax over tiles of 128 keys whose weights are quantised to int8 before P.V.
+// direct loops over docs/spec/self_attention.md 3.8, written here: integer scores times the per-head descale,
+// an online softmax over tiles of 128 keys whose weights are quantised to int8 before P.V.
 #include <gtest/gtest.h>
 
 #include <algorithm>

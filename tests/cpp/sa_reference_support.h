@@ -1,6 +1,6 @@
 // SelfAttention reference tests: calls built from explicit tensors, the softmax-weighted sum the tests'
 // direct loops end in, and the comparison of the reference backend with those loops. Nothing here knows how
-// atbx plans a call: the tests compute their expected values from self_attention.md 3 themselves.
+// atbx plans a call: the tests compute their expected values from docs/spec/self_attention.md 3 themselves.
 #ifndef ATBX_TESTS_SA_REFERENCE_SUPPORT_H
 #define ATBX_TESTS_SA_REFERENCE_SUPPORT_H
 

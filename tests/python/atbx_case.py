@@ -77,7 +77,7 @@ def read_output(path, dtype):
 
 
 def precision_epsilon(dtype, head_dim, max_kv_len):
-    """ATB's 'new standard' epsilon (DECISIONS.md)."""
+    """ATB's 'new standard' epsilon (docs/spec/DECISIONS.md)."""
     small = head_dim * max_kv_len + 4 < 2048
     if dtype == "float16":
         return 2.0 ** -8 if small else 2.0 ** -7

@@ -1,4 +1,4 @@
-"""Independent NumPy golden for PagedAttention, written from paged_attention.md section 3 and DECISIONS.md.
+"""Independent NumPy golden for PagedAttention, written from docs/spec/paged_attention.md section 3 and docs/spec/DECISIONS.md.
 
 Everything here is float64 and plain: gather the keys of each sequence through its block table, score, scale,
 mask, softmax, weight the values. It reads an ATB param (a dict with ATB's field names) and the call's tensors by
@@ -127,7 +127,7 @@ class PagedAttentionGolden:
         return float(scale)
 
     def mask_term(self, b, rows_i, heads, length, q_len, packed_row):
-        """Additive term [len(rows_i), len(heads), length] for query rows i of batch b (paged_attention.md 3.5)."""
+        """Additive term [len(rows_i), len(heads), length] for query rows i of batch b (docs/spec/paged_attention.md 3.5)."""
         t = self.mask_type
         n_i, n_h = len(rows_i), len(heads)
         if t == UNDEFINED:
@@ -175,7 +175,7 @@ class PagedAttentionGolden:
     # ---- softmax . V ----
 
     def attend(self, scores, values, heads):
-        """scores [n_i, n_h, L] -> [n_i, n_h, Dv]; int8 QKV quantises P per tile (paged_attention.md 3.8)."""
+        """scores [n_i, n_h, L] -> [n_i, n_h, Dv]; int8 QKV quantises P per tile (docs/spec/paged_attention.md 3.8)."""
         if self.quant in (QKV_OFFLINE, QKV_ONLINE):
             return self.quantised(scores, values, heads)
         weights = np.exp(scores - scores.max(axis=-1, keepdims=True))

@@ -1,4 +1,4 @@
-"""Independent NumPy golden for ReshapeAndCache, written from self_attention.md section 4.2 and DECISIONS.md 19.
+"""Independent NumPy golden for ReshapeAndCache, written from docs/spec/self_attention.md section 4.2 and docs/spec/DECISIONS.md 19.
 
 Caches are raw arrays (float16, int8, or uint16 holding bfloat16 bits) and rows are copied as they are, so copies
 are exact. The KVHEAD_ROPE mean is computed twice: as the device does it (float32 sum in token order, float32

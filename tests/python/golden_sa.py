@@ -1,4 +1,4 @@
-"""Independent NumPy golden for SelfAttention, written from self_attention.md sections 2-3 and DECISIONS.md.
+"""Independent NumPy golden for SelfAttention, written from docs/spec/self_attention.md sections 2-3 and docs/spec/DECISIONS.md.
 
 Everything is float64 and plain: gather each batch's queries, keys and values the way the mode lays them out,
 build the batch's full (uncompressed) mask, score, softmax, weight the values. It shares no code with atbx.
@@ -94,7 +94,7 @@ def alibi_term(slope, q_len, kv_len, prefix=0, form="distance"):
 def fa_cache(q, key, value, cache_k, cache_v, token_offset, seq_len, layer, heads, kv_heads, qk_scale,
              q_scale=1.0, dtype="float16", mask_term=None, keys_of=None, logn_of=None, clamp=None, status=None,
              rows_of=None, write=True):
-    """Flash attention with the KV cache (self_attention.md 2.1-2.2, 3.2).
+    """Flash attention with the KV cache (docs/spec/self_attention.md 2.1-2.2, 3.2).
 
     q [N, H*D], key/value [N, Hk*d] token rows; cache_k/cache_v [L, B, S, Hk*d] (or [B, S, Hk*d] without layers).
     rows_of(b) -> rows batch b owns in q (padding on Atlas inference; default seq_len[b]).
@@ -131,7 +131,7 @@ def fa_cache(q, key, value, cache_k, cache_v, token_offset, seq_len, layer, head
 
 
 def bnsd_bypass(q, cache_k, cache_v, token_offset, seq_len, layer, kv_heads, qk_scale, mask_term=None):
-    """BNSD flash attention over the caller's cache (self_attention.md 2.3): q [B, H, Sq, D], caches
+    """BNSD flash attention over the caller's cache (docs/spec/self_attention.md 2.3): q [B, H, Sq, D], caches
     [L, B, Hk, S, D]; rows past seq_len[b] are 0. Returns [B, H, Sq, D]."""
     batch, heads, _, _ = q.shape
     out = np.zeros(q.shape[:3] + (cache_v.shape[-1],))
@@ -146,7 +146,7 @@ def bnsd_bypass(q, cache_k, cache_v, token_offset, seq_len, layer, kv_heads, qk_
 
 
 def pa_encoder(q, k, v, q_lens, kv_lens, qk_scale, mask_term=None, logn=None, clamp=None, out_rows=None):
-    """Packed prefill (self_attention.md 2.4): q [N, H, D], k/v [Nk, Hk, d].
+    """Packed prefill (docs/spec/self_attention.md 2.4): q [N, H, D], k/v [Nk, Hk, d].
     Batches with no query rows or no keys attend nothing; rows past the last batch (out_rows) are 0.
     Returns [out_rows or N, H, Dv]."""
     heads = q.shape[1]
@@ -164,7 +164,7 @@ def pa_encoder(q, k, v, q_lens, kv_lens, qk_scale, mask_term=None, logn=None, cl
 
 
 def prefix_encoder(q, k_cache, v_cache, block_tables, q_lens, kv_lens, qk_scale, mask_term):
-    """Prefill over a paged prefix cache (self_attention.md 2.5): q [N, H, D], caches [NB, BS, Hk, d];
+    """Prefill over a paged prefix cache (docs/spec/self_attention.md 2.5): q [N, H, D], caches [NB, BS, Hk, d];
     key j of batch b at cache[block_tables[b][j // BS]][j % BS]. mask_term(b, h, q_len, kv_len) is bottom-right
     aligned by the caller. Returns [N, H, Dv]."""
     block_size = k_cache.shape[1]
@@ -183,7 +183,7 @@ def prefix_encoder(q, k_cache, v_cache, block_tables, q_lens, kv_lens, qk_scale,
 
 def pa_encoder_int8(q, k, v, q_lens, qk_descale, v_descale, qk_scale, online, p_scale=None, mask_term=None,
                     tile=128):
-    """int8 QKV prefill (self_attention.md 3.8): q [N, H, D], k/v [N, Hk, D] int8 values, descales per query head.
+    """int8 QKV prefill (docs/spec/self_attention.md 3.8): q [N, H, D], k/v [N, Hk, D] int8 values, descales per query head.
 
     Per row, over tiles of 128 keys: m' = max(m, tile max), w = exp(s - m'), l = l e^(m-m') + sum w; the weights
     are quantised with step sigma (online: the largest tile maximum of w so far / 127; offline: p_scale[h]) as

@@ -1,5 +1,5 @@
 """PagedAttention calls for the golden tests: random caches, block tables, masks and the other inputs a param asks
-for, written as case files in ATB's input order (paged_attention.md 2.1), run through `atbx run` and compared
+for, written as case files in ATB's input order (docs/spec/paged_attention.md 2.1), run through `atbx run` and compared
 with golden_pa under the precision standard. Test data only: the math lives in golden_pa.py.
 
 Data are sharp (docs/testing.md): queries and keys from U(-3, 3), values from U(-1, 1); int8 caches hold integers
@@ -20,7 +20,7 @@ LONG = os.environ.get("ATBX_LONG_TESTS") == "1"
 
 
 def input_order(param):
-    """ATB's input names for the param (paged_attention.md 2.1)."""
+    """ATB's input names for the param (docs/spec/paged_attention.md 2.1)."""
     names = ["query", "keyCache"]
     if not param.get("mlaVHeadSize"):
         names.append("valueCache")
@@ -230,7 +230,7 @@ def build(rng, heads, kv_heads, head_dim, block_size, lens, dtype="float16", *, 
     return PaCall(param, tensors, platform, out_dtype if qkv else dtype, head_dim_v, max(lens))
 
 
-# ---- masks (paged_attention.md 3.5; values as ATB's tests draw them, or random for sharper indexing) ----
+# ---- masks (docs/spec/paged_attention.md 3.5; values as ATB's tests draw them, or random for sharper indexing) ----
 
 def norm3(s):
     """NORM [B, 1, S]: ATB's test pattern, -10000 in columns [0, b) of row b, plus small random values."""

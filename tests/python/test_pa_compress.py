@@ -1,4 +1,4 @@
-"""KV-head compression through case files against the NumPy golden (paged_attention.md 3.3-3.5): one sequence per
+"""KV-head compression through case files against the NumPy golden (docs/spec/paged_attention.md 3.3-3.5): one sequence per
 (batch, kv head) at contextLens/blockTables row b*Hk + k, masks read at the original batch and head, int8 caches
 dequantised by the logical kv head, the razor offset of KVHEAD_ROPE added before the scale; ATB's
 _compress_head.py, _compress_head_rope.py and kernelstest compress + razor + int8 grids, shapes reduced."""

@@ -1,4 +1,4 @@
-"""BNSD caches and skipped batches through case files against the NumPy golden (paged_attention.md 2.2, 3.10;
+"""BNSD caches and skipped batches through case files against the NumPy golden (docs/spec/paged_attention.md 2.2, 3.10;
 DECISIONS 3): ATB's BNSD op tests, the BS = D = 256 BSND case and the kernelstest dynamic-batch grids, shapes
 reduced. Batches with contextLens 0 or batchRunStatus 0 take no query or output row; output rows no batch
 writes keep their initial contents (zeros, as `atbx run` allocates them)."""

@@ -1,4 +1,4 @@
-"""PagedAttention masks through case files against the NumPy golden (paged_attention.md 3.5): ATB's NORM and
+"""PagedAttention masks through case files against the NumPy golden (docs/spec/paged_attention.md 3.5): ATB's NORM and
 ALIBI grids (kernelstest common, opstest _mask.py), the standard ALiBi slopes, shared and square 2-D masks, masks
 larger than needed, logN; shapes reduced. Includes tests showing that a misread mask fails the comparison."""
 import numpy as np

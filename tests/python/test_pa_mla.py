@@ -1,4 +1,4 @@
-"""MLA through case files against the NumPy golden (paged_attention.md 3.9): the combined cache (V = the first
+"""MLA through case files against the NumPy golden (docs/spec/paged_attention.md 3.9): the combined cache (V = the first
 mlaVHeadSize channels of K), split caches with K head != V head, dynamic batch, the mlaOptimization block size
 256, and MLA + SPEC (MTP) with fp16 additive and bf16 0/1 masks; ATB's _mla.py, _mtp.py and kernelstest MLA/MTP
 grids, shapes reduced."""

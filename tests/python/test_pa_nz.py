@@ -1,6 +1,6 @@
 """Atlas inference (310P) and Atlas training (910A) profiles through case files against the NumPy golden:
 FRACTAL_NZ caches [NB, Hk*D/16, BS, 16] and NZ masks, fp16 logN, parallel decoding with NZ SPEC masks, MASK_FREE
-and NORM_COMPRESS (paged_attention.md 2.3, 3.5); ATB's _310p.py, _310p_alibi.py, _910A.py,
+and NORM_COMPRESS (docs/spec/paged_attention.md 2.3, 3.5); ATB's _310p.py, _310p_alibi.py, _910A.py,
 _parallel_decoding_310P*.py and kernelstest 910A / 310P mask-free grids, shapes reduced. Also the layout
 equivalence: the same logical data as BSND, BNSD and NZ caches gives the same output."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Quantisation through case files against the NumPy golden: DEQUANT_FUSION int8 caches (paged_attention.md 3.7;
+"""Quantisation through case files against the NumPy golden: DEQUANT_FUSION int8 caches (docs/spec/paged_attention.md 3.7;
 fp32 and int64 descales, with and without offsets) and int8 QKV ONLINE / OFFLINE (3.8; [H] descales, P quantised
 per tile of 128 keys, outDataType); ATB's _range_5.py, _QKV_quant.py, _mla_quant.py, kernelstest dequant, QKV and
 bf16_quant_001 grids, shapes reduced. Includes tests showing that a misread descale or offset fails."""
@@ -40,7 +40,7 @@ DEQUANT_GRID = [
 @pytest.mark.parametrize("heads,kv_heads,lens,dtype,descale,offsets,mask", DEQUANT_GRID)
 def test_dequant_grid(atbx, tmp_path, heads, kv_heads, lens, dtype, descale, offsets, mask):
     rng = np.random.default_rng(810 + sum(lens))
-    # int64 descales need block_size <= head_size (paged_attention.md 3.7): the head size is reduced, so is the block.
+    # int64 descales need block_size <= head_size (docs/spec/paged_attention.md 3.7): the head size is reduced, so is the block.
     block_size = 64 if descale == "int64" else 128
     call = build(rng, heads, kv_heads, 64, block_size, lens, dtype, quant=DEQUANT, offsets=offsets, descale=descale,
                  mask=mask, qk_scale=0.04, repeats=True)

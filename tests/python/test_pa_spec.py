@@ -1,4 +1,4 @@
-"""Parallel / speculative decoding (calcType SPEC) through case files against the NumPy golden (paged_attention.md
+"""Parallel / speculative decoding (calcType SPEC) through case files against the NumPy golden (docs/spec/paged_attention.md
 3.6): ATB's lookahead, bf16 lookahead and parallel-decoding grids with SPEC masks [T, S] and square NORM masks,
 rows packed per batch, batches with one query token on the same math; shapes reduced. Includes a test showing
 that a misread SPEC mask fails the comparison."""

@@ -1,7 +1,7 @@
 """ReshapeAndCache through case files (atbx run) against the independent NumPy golden (golden_rac.py), every mode.
 
 Tokens and caches hold random data (caches pre-filled, so untouched rows are checked unchanged), slots are distinct
-and random with negative ones, sizes are odd; ATB's kernel test shapes (self_attention.md 6.5) are kept with fewer
+and random with negative ones, sizes are odd; ATB's kernel test shapes (docs/spec/self_attention.md 6.5) are kept with fewer
 heads, tokens and blocks. Cache writes must match bit for bit; the KVHEAD_ROPE mean matches exactly the golden that
 sums in float32, and the float64 mean within err * max(1, |g|) (2^-8 float16, 2^-7 bfloat16).
 """

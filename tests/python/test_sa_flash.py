@@ -1,6 +1,6 @@
 """SelfAttention with the KV cache in the op (FA-cache), over the caller's cache (bypass) and BNSD, through case
 files (`atbx run --backend ref`) against the NumPy golden. ATB's kernel and op-level grids
-(self_attention.md 6.3, 6.4), reduced to a CPU budget with their odd lengths, GQA ratios, head sizes and features.
+(docs/spec/self_attention.md 6.3, 6.4), reduced to a CPU budget with their odd lengths, GQA ratios, head sizes and features.
 The updated caches are compared exactly.
 """
 import math
@@ -236,7 +236,7 @@ def test_bnsd_bypass(atbx, tmp_path, dtype, kernel_type):
 
 
 def test_atlas_inference_nz_cache(atbx, tmp_path):
-    """Atlas inference FA-cache (self_attention.md 2.1, 3.10): NZ caches [L, B, H*D/16, S, 16], each batch's rows
+    """Atlas inference FA-cache (docs/spec/self_attention.md 2.1, 3.10): NZ caches [L, B, H*D/16, S, 16], each batch's rows
     padded to 16 (padding rows are zeros in the output), a FRACTAL_NZ causal mask, GQA."""
     rng = np.random.default_rng(31)
     heads, kv_heads, d, layers, layer = 4, 2, 64, 2, 0

@@ -1,5 +1,5 @@
 """SelfAttention PA_ENCODER (packed q, k, v of the current tokens) through case files (`atbx run --backend ref`)
-against the NumPy golden: ATB's kernel cases (the "nocache" rows of self_attention.md 6.3) and op-level cases
+against the NumPy golden: ATB's kernel cases (the "nocache" rows of docs/spec/self_attention.md 6.3) and op-level cases
 (6.4), reduced to a CPU budget with their odd lengths, GQA ratios, head sizes and masks. Compressed masks are
 given compressed to atbx and uncompressed to the golden.
 """
@@ -234,7 +234,7 @@ def test_bnsd_with_two_row_seq_len(atbx, tmp_path):
 @pytest.mark.parametrize("platform", ["atlas-inference", "atlas-training"])
 def test_nz_products_pad_the_tokens(atbx, tmp_path, platform):
     """Atlas inference / training PA_ENCODER: the packed tokens are padded to a multiple of 16 (the padding rows
-    of the output are zeros) and the mask is FRACTAL_NZ [1, S/16, S, 16] (self_attention.md 3.10)."""
+    of the output are zeros) and the mask is FRACTAL_NZ [1, S/16, S, 16] (docs/spec/self_attention.md 3.10)."""
     rng = np.random.default_rng(41)
     heads, kv_heads, d = 4, 2, 64
     lens = [9, 20]
@@ -282,7 +282,7 @@ def test_alibi_sign_is_observable(atbx, tmp_path):
 
 
 def nz_product_masks(kind, heads, rows):
-    """(mask tensor, extra inputs after seqLen, golden term) of the Atlas inference mask forms (self_attention.md
+    """(mask tensor, extra inputs after seqLen, golden term) of the Atlas inference mask forms (docs/spec/self_attention.md
     3.4, 3.5): every NZ tensor is FRACTAL_NZ [X, cols / 16, rows, 16] of the ND mask; masks are additive."""
     slopes = alibi_slopes(heads)
     if kind == "compress128":

@@ -1,5 +1,5 @@
 """SelfAttention PREFIX_ENCODER (prefix keys in a paged cache of 128-token blocks) through case files
-(`atbx run --backend ref`) against the NumPy golden: ATB's prefix cases (self_attention.md 6.3 type 2012, 6.4
+(`atbx run --backend ref`) against the NumPy golden: ATB's prefix cases (docs/spec/self_attention.md 6.3 type 2012, 6.4
 test_self_attention_prefix_encoder*), reduced. Masks are bottom-right aligned: query i of batch b sits at
 position kv_b - q_b + i.
 """

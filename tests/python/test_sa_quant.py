@@ -1,6 +1,6 @@
 """SelfAttention int8 QKV quantisation (PA_ENCODER, quantType OFFLINE 2 / ONLINE 3) through case files
 (`atbx run --backend ref`) against the NumPy golden: ATB's fav3 kernel cases and QKVquant op cases
-(self_attention.md 6.3, 6.4), reduced.
+(docs/spec/self_attention.md 6.3, 6.4), reduced.
 """
 import math
 

@@ -212,9 +212,9 @@ class TaskRunner {
         AccumulateValues(count, outFactor, acc);
     }
 
-    // SelfAttention's int8 P.V (self_attention.md 3.8): online, the weights are scaled by the largest tile
-    // maximum of the row so far (which is 1 from the first tile on, as ATB's golden computes it); offline, by
-    // the caller's pScale, which the result multiplies back in.
+    // SelfAttention's int8 P.V (docs/spec/self_attention.md 3.8): online, the weights are scaled by the
+    // largest tile maximum of the row so far (which is 1 from the first tile on, as ATB's golden computes
+    // it); offline, by the caller's pScale, which the result multiplies back in.
     void AccumulateSelfQuantised(int64_t lane, int32_t count, double tileMax, double newMax, double* acc) {
         const QuantPolicy& quant = plan_.quant;
         const int64_t head = HeadOf(lane);

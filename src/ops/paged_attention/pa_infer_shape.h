@@ -1,4 +1,4 @@
-// PagedAttention output descriptor (paged_attention.md 4.3 "InferShape output").
+// PagedAttention output descriptor (docs/spec/paged_attention.md 4.3 "InferShape output").
 #ifndef ATBX_OPS_PAGED_ATTENTION_PA_INFER_SHAPE_H
 #define ATBX_OPS_PAGED_ATTENTION_PA_INFER_SHAPE_H
 

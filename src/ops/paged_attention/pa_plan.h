@@ -1,4 +1,5 @@
-// PagedAttention planner: turns a validated call into an AttentionPlan (paged_attention.md 3, DECISIONS.md).
+// PagedAttention planner: turns a validated call into an AttentionPlan (docs/spec/paged_attention.md 3,
+// docs/spec/DECISIONS.md).
 #ifndef ATBX_OPS_PAGED_ATTENTION_PA_PLAN_H
 #define ATBX_OPS_PAGED_ATTENTION_PA_PLAN_H
 

@@ -1,5 +1,5 @@
-// Work items (paged_attention.md 3.1, 3.4, 3.6, 3.10; DECISIONS 3): one per (batch, kv head) holding the
-// batch's query rows and the kv head's group of query heads.
+// Work items (docs/spec/paged_attention.md 3.1, 3.4, 3.6, 3.10; DECISIONS 3): one per (batch, kv head)
+// holding the batch's query rows and the kv head's group of query heads.
 #include <algorithm>
 
 #include "ops/paged_attention/pa_plan_parts.h"

@@ -1,7 +1,7 @@
-// Masks (paged_attention.md 3.5, 3.6, 3.9; DECISIONS 5-8): every mask type and layout PagedAttention accepts,
-// decoded to a MaskPolicy and the mask row each work item starts at. Masks are indexed by the original batch
-// and head; dims only need to be at least the sizes read, so the row stride is the mask's last dim (ND) and
-// a leading dim of size 1 is shared.
+// Masks (docs/spec/paged_attention.md 3.5, 3.6, 3.9; DECISIONS 5-8): every mask type and layout
+// PagedAttention accepts, decoded to a MaskPolicy and the mask row each work item starts at. Masks are
+// indexed by the original batch and head; dims only need to be at least the sizes read, so the row stride is
+// the mask's last dim (ND) and a leading dim of size 1 is shared.
 #include "ops/paged_attention/pa_plan_parts.h"
 
 namespace atbx::ops::pa {

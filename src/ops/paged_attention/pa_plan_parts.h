@@ -1,4 +1,5 @@
-// The pieces of a PagedAttention plan, one concern per file (paged_attention.md 3, DECISIONS.md):
+// The pieces of a PagedAttention plan, one concern per file (docs/spec/paged_attention.md 3,
+// docs/spec/DECISIONS.md):
 //   pa_plan_sources.cpp  paged K/V addressing (BSND, BNSD, FRACTAL_NZ, MLA, compression) and dequantisation
 //   pa_plan_scale.cpp    qkScale, logN, razor offset, qScale
 //   pa_plan_quant.cpp    int8 QKV quantisation

@@ -1,6 +1,6 @@
-// int8 QKV quantisation (paged_attention.md 3.8, DECISIONS 9): [H] descales per query head; P quantised to
-// int8 per tile of 128 keys; ONLINE with sigma = exp(tile_max - m) / 127, OFFLINE with pScale (vDescale
-// already folds in 1/pScale).
+// int8 QKV quantisation (docs/spec/paged_attention.md 3.8, DECISIONS 9): [H] descales per query head; P
+// quantised to int8 per tile of 128 keys; ONLINE with sigma = exp(tile_max - m) / 127, OFFLINE with pScale
+// (vDescale already folds in 1/pScale).
 #include "ops/paged_attention/pa_plan_parts.h"
 
 namespace atbx::ops::pa {

@@ -1,5 +1,5 @@
-// Score scaling (paged_attention.md 3.1-3.3): qScale on q, qkScale (the "tor"), logN per original batch, and
-// the razor offset added to the raw score before scaling.
+// Score scaling (docs/spec/paged_attention.md 3.1-3.3): qScale on q, qkScale (the "tor"), logN per original
+// batch, and the razor offset added to the raw score before scaling.
 #include "ops/paged_attention/pa_plan_parts.h"
 
 namespace atbx::ops::pa {

@@ -1,4 +1,4 @@
-// Paged K/V addressing and dequantisation (paged_attention.md 2.2, 2.3, 3.1, 3.4, 3.7, 3.9).
+// Paged K/V addressing and dequantisation (docs/spec/paged_attention.md 2.2, 2.3, 3.1, 3.4, 3.7, 3.9).
 #include "ops/paged_attention/pa_plan_parts.h"
 
 namespace atbx::ops::pa {

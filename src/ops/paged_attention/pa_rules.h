@@ -1,5 +1,6 @@
 // PagedAttention's rules: every sentence of the seed constraint page and every ATB check
-// (paged_attention.md 4), with the decisions of DECISIONS.md and docs/decisions.md. One file per concern.
+// (docs/spec/paged_attention.md 4), with the decisions of docs/spec/DECISIONS.md and docs/decisions.md. One
+// file per concern.
 #ifndef ATBX_OPS_PAGED_ATTENTION_PA_RULES_H
 #define ATBX_OPS_PAGED_ATTENTION_PA_RULES_H
 

@@ -1,6 +1,6 @@
-// PagedAttention dtype and format rules (paged_attention.md 2.4, 4.2): ATB checks every input against the
-// columns of one [PagedAttentionOperation*] section of its ini table, chosen by the param. atbx encodes those
-// columns as relations between roles, anchored on the query's dtype and the cache's format:
+// PagedAttention dtype and format rules (docs/spec/paged_attention.md 2.4, 4.2): ATB checks every input
+// against the columns of one [PagedAttentionOperation*] section of its ini table, chosen by the param. atbx
+// encodes those columns as relations between roles, anchored on the query's dtype and the cache's format:
 //   query        ND; int8 with QKV quant (2/3), else float16 or bfloat16
 //   caches       int8 with any quant, else the query's dtype; K and V in one format
 //   cache format ND on atlas-a2 and atlas-350, FRACTAL_NZ on atlas-inference and atlas-training
@@ -176,7 +176,7 @@ Verdict CompressDequantFp16Query(const S& s) {
                    Named(s, Input::kQuery));
 }
 
-constexpr std::string_view kIni = "paged_attention.md 2.4, 4.2; ATB ops_configs/atb_ops_info.ini";
+constexpr std::string_view kIni = "docs/spec/paged_attention.md 2.4, 4.2; ATB ops_configs/atb_ops_info.ini";
 
 }  // namespace
 
@@ -195,7 +195,7 @@ std::vector<PaRule> DtypeRules() {
         MakeRule("pa.dtype.cache_format", kDtype, kAll, ERROR_INVALID_TENSOR_INI_MATCH,
                  "caches are ND on atlas-a2 and atlas-350, FRACTAL_NZ on atlas-inference and atlas-training",
                  "seed: 'If the format of keyCache and valueCache is NZ ...'; DECISIONS profiles; "
-                 "paged_attention.md 2.3, 4.7",
+                 "docs/spec/paged_attention.md 2.3, 4.7",
                  CacheFormat),
         ini("pa.dtype.index_tensors", kAll,
             "blockTables, contextLens, qSeqLen and batchRunStatus are int32 ND", IndexDtypes),
@@ -220,11 +220,11 @@ std::vector<PaRule> DtypeRules() {
             Float16Only),
         MakeRule("pa.dtype.dequant_bf16_int64_descale", kDtype, kA2Only, ERROR_INVALID_TENSOR_DTYPE,
                  "a bfloat16 query with DEQUANT needs float descales",
-                 "DECISIONS 10; paged_attention.md 2.4, 7.11 (no kernel for bf16 + int64 descale)",
+                 "DECISIONS 10; docs/spec/paged_attention.md 2.4, 7.11 (no kernel for bf16 + int64 descale)",
                  DequantBf16Int64Descale),
         MakeRule("pa.dtype.compress_dequant_fp16_query", kDtype, kA2Only, ERROR_INVALID_TENSOR_DTYPE,
                  "KV-head compression with int8 caches needs a float16 query",
-                 "paged_attention.md 3.4, 4.5 (dequant + compression)", CompressDequantFp16Query),
+                 "docs/spec/paged_attention.md 3.4, 4.5 (dequant + compression)", CompressDequantFp16Query),
     };
 }
 

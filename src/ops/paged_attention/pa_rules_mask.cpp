@@ -1,5 +1,5 @@
-// PagedAttention mask shapes (Setup, host values): each accepted layout of paged_attention.md 3.5 with what
-// it must cover, so that no mask element outside the tensor is ever read. What a call reads:
+// PagedAttention mask shapes (Setup, host values): each accepted layout of docs/spec/paged_attention.md 3.5
+// with what it must cover, so that no mask element outside the tensor is ever read. What a call reads:
 //   maxQ  = the longest query of the batches that run (1 when decoding), maxKv = their longest context,
 //   T     = query.dims[0], B' = contextLens.dims[0] (batch * kvHeadNum under KV-head compression),
 //   H     = headNum, B = B' / kvHeadNum under compression.
@@ -152,15 +152,17 @@ std::vector<PaRule> MaskRules() {
         dim("pa.host.mask_norm_shape", kAtbProfiles,
             "NORM mask: ND [R >= maxQ, C] or [batch, 1 (SPEC: C), C]; NZ [1 or batch, C/16, R, 16]; C >= "
             "maxKv",
-            "paged_attention.md 3.5 (CheckNdMask, CheckNzMask, GetMaskStride); DECISIONS 5", NormMask),
+            "docs/spec/paged_attention.md 3.5 (CheckNdMask, CheckNzMask, GetMaskStride); DECISIONS 5",
+            NormMask),
         dim("pa.host.mask_alibi_shape", kAtbProfiles,
             "ALIBI mask: ND [H, 1, C] or [batch, H, 1, C]; NZ [H or batch*H, C/16, 16, 16]; C >= maxKv",
-            "paged_attention.md 3.5; seed: 'set maskType to MASK_TYPE_NORM or MASK_TYPE_ALIBI based on the "
+            "docs/spec/paged_attention.md 3.5; seed: 'set maskType to MASK_TYPE_NORM or MASK_TYPE_ALIBI "
+            "based on the "
             "configuration of the native model'",
             AlibiMask),
         dim("pa.host.mask_spec_shape", kA2AndInference,
             "SPEC mask: ND [R >= query rows, C]; NZ [1, C/16, R >= query rows, 16]; C >= maxKv",
-            "paged_attention.md 3.5, 3.6 (LOOK_AHEAD mask [T, S])", SpecMask),
+            "docs/spec/paged_attention.md 3.5, 3.6 (LOOK_AHEAD mask [T, S])", SpecMask),
     };
 }
 

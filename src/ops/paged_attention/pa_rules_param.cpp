@@ -1,6 +1,6 @@
 // PagedAttention param rules (CreateOperation), part 1: reserved bytes, enum ranges, ATB's common checks, and
-// which features each platform profile has (paged_attention.md 4.1 common and device checks, 4.7; the seed;
-// DECISIONS.md profiles).
+// which features each platform profile has (docs/spec/paged_attention.md 4.1 common and device checks, 4.7;
+// the seed; docs/spec/DECISIONS.md profiles).
 
 #include "ops/paged_attention/pa_rule_support.h"
 
@@ -145,16 +145,17 @@ Verdict TrainingBasicOnly(const S& s) {
 }
 
 constexpr std::string_view kNotRangeChecked =
-    "paged_attention.md 4.1 (not range-checked by ATB; atbx rejects)";
+    "docs/spec/paged_attention.md 4.1 (not range-checked by ATB; atbx rejects)";
 constexpr std::string_view k350Seed =
-    "seed: 'Atlas 350 accelerator cards support only basic use cases.'; paged_attention.md 2.1 (950: no "
+    "seed: 'Atlas 350 accelerator cards support only basic use cases.'; docs/spec/paged_attention.md 2.1 "
+    "(950: no "
     "features)";
 constexpr std::string_view kA2OnlySource =
-    "paged_attention.md 4.1 device checks (not Is910B); 4.7 platform summary";
+    "docs/spec/paged_attention.md 4.1 device checks (not Is910B); 4.7 platform summary";
 constexpr std::string_view kTrainingSeed =
     "seed: 'The Atlas training products support only the basic functions when maskType is UNDEFINED, "
     "MASK_TYPE_NORM, or MASK_TYPE_ALIBI. For other feature parameters, use the default values.'; "
-    "paged_attention.md 4.1 device checks (910A)";
+    "docs/spec/paged_attention.md 4.1 device checks (910A)";
 
 }  // namespace
 
@@ -164,15 +165,15 @@ std::vector<PaRule> ParamRules() {
         return MakeRule(id, kParam, profiles, ERROR_INVALID_PARAM, condition, source, check);
     };
     return {
-        rule("pa.param.rsv_zero", kAll, "rsv is all zero", "paged_attention.md 1 (OP_PARAM_RSV_CHECK)",
-             RsvZero),
-        rule("pa.param.head_num_positive", kAll, "headNum > 0", "paged_attention.md 4.1 common",
+        rule("pa.param.rsv_zero", kAll, "rsv is all zero",
+             "docs/spec/paged_attention.md 1 (OP_PARAM_RSV_CHECK)", RsvZero),
+        rule("pa.param.head_num_positive", kAll, "headNum > 0", "docs/spec/paged_attention.md 4.1 common",
              HeadNumPositive),
-        rule("pa.param.kv_head_num_non_negative", kAll, "kvHeadNum >= 0", "paged_attention.md 4.1 common",
-             KvHeadNumNonNegative),
+        rule("pa.param.kv_head_num_non_negative", kAll, "kvHeadNum >= 0",
+             "docs/spec/paged_attention.md 4.1 common", KvHeadNumNonNegative),
         rule("pa.param.head_num_divisible", kAll, "kvHeadNum == 0 or headNum % kvHeadNum == 0",
              "seed: 'To use the GQA mode, the following conditions must be met: headNum > kvHeadNum and "
-             "headNum%kvHeadNum == 0'; paged_attention.md 4.1 common",
+             "headNum%kvHeadNum == 0'; docs/spec/paged_attention.md 4.1 common",
              HeadNumDivisible),
         rule("pa.param.mask_type_range", kAll, "maskType in [0, 5]", kNotRangeChecked, MaskTypeRange),
         rule("pa.param.quant_type_range", kAll, "quantType in [0, 3]", kNotRangeChecked, QuantTypeRange),
@@ -180,17 +181,17 @@ std::vector<PaRule> ParamRules() {
         rule("pa.param.input_layout_range", kAll, "inputLayout in {0, 1}", kNotRangeChecked,
              InputLayoutRange),
         rule("pa.param.compress_type_range", kAll, "compressType in [0, COMPRESS_TYPE_MAX)",
-             "paged_attention.md 4.1 compress", CompressTypeRange),
+             "docs/spec/paged_attention.md 4.1 compress", CompressTypeRange),
         rule("pa.param.scale_type_range", kAll, "scaleType in [0, SCALE_TYPE_MAX)",
-             "paged_attention.md 4.1 logN", ScaleTypeRange),
-        rule("pa.param.mla_v_head_size_max", kA2Only, "mlaVHeadSize <= 576", "paged_attention.md 4.1 MLA",
-             MlaVHeadSizeMax),
-        rule("pa.param.atlas350_qk_scale_range", k350Only, "0 < qkScale <= 1", "paged_attention.md 4.1 (950)",
-             Atlas350QkScale),
+             "docs/spec/paged_attention.md 4.1 logN", ScaleTypeRange),
+        rule("pa.param.mla_v_head_size_max", kA2Only, "mlaVHeadSize <= 576",
+             "docs/spec/paged_attention.md 4.1 MLA", MlaVHeadSizeMax),
+        rule("pa.param.atlas350_qk_scale_range", k350Only, "0 < qkScale <= 1",
+             "docs/spec/paged_attention.md 4.1 (950)", Atlas350QkScale),
         rule("pa.param.atlas350_quant_type", k350Only, "quantType == TYPE_QUANT_UNQUANT",
-             "paged_attention.md 4.1 (950)", Atlas350QuantType),
+             "docs/spec/paged_attention.md 4.1 (950)", Atlas350QuantType),
         rule("pa.param.atlas350_input_layout", k350Only, "inputLayout == TYPE_BSND",
-             "paged_attention.md 4.1 (950)", Atlas350InputLayout),
+             "docs/spec/paged_attention.md 4.1 (950)", Atlas350InputLayout),
         rule("pa.param.atlas350_basic_only", k350Only,
              "plain decode only: maskType UNDEFINED, no batchRunStatus, no compression, calcType 0, "
              "scaleType TOR, "
@@ -199,7 +200,7 @@ std::vector<PaRule> ParamRules() {
         rule("pa.param.norm_compress_atlas_inference_only", ProfileSet{kA2, kTraining},
              "maskType MASK_TYPE_NORM_COMPRESS only on atlas-inference",
              "seed: 'On Atlas inference products: ... When maskType is set to 5 (MASK_TYPE_NORM_COMPRESS)'; "
-             "paged_attention.md 4.1 device (NORM_COMPRESS must be 310P)",
+             "docs/spec/paged_attention.md 4.1 device (NORM_COMPRESS must be 310P)",
              NormCompressAtlasInferenceOnly),
         rule("pa.param.batch_run_status_atlas_a2_only", kNzProfiles, "batchRunStatusEnable only on atlas-a2",
              kA2OnlySource, BatchRunStatusAtlasA2Only),
@@ -208,7 +209,8 @@ std::vector<PaRule> ParamRules() {
         rule("pa.param.mla_atlas_a2_only", kNzProfiles, "mlaVHeadSize 0 except on atlas-a2", kA2OnlySource,
              MlaAtlasA2Only),
         rule("pa.param.quant_atlas_a2_only", kNzProfiles, "quantType 0 except on atlas-a2",
-             "paged_attention.md 4.1 device checks; seed (NORM_COMPRESS): 'Quantization is not supported. "
+             "docs/spec/paged_attention.md 4.1 device checks; seed (NORM_COMPRESS): 'Quantization is not "
+             "supported. "
              "quantType must be TYPE_QUANT_UNQUANT.'",
              QuantAtlasA2Only),
         rule("pa.param.training_basic_only", kTrainingOnly,

@@ -1,5 +1,5 @@
-// PagedAttention rank rules (paged_attention.md 4.3 InferShape ranks, 4.4 Setup, 4.5 kernel): every dim a
-// later stage reads exists. Mask ranks depend on the mask type and are checked with the mask's shape
+// PagedAttention rank rules (docs/spec/paged_attention.md 4.3 InferShape ranks, 4.4 Setup, 4.5 kernel): every
+// dim a later stage reads exists. Mask ranks depend on the mask type and are checked with the mask's shape
 // (pa_rules_shape_aux.cpp, pa_rules_mask.cpp).
 #include "ops/paged_attention/pa_rule_support.h"
 
@@ -34,11 +34,12 @@ std::vector<PaRule> RankRules() {
     return {
         MakeRule("pa.rank.core", Stage::kRank, kAll, ERROR_INVALID_TENSOR_DIM_NUM,
                  "query 3-D, keyCache and valueCache 4-D, blockTables 2-D, contextLens 1-D",
-                 "paged_attention.md 4.3 (InferShapeDimCheck), 4.4", CoreRanks),
+                 "docs/spec/paged_attention.md 4.3 (InferShapeDimCheck), 4.4", CoreRanks),
         MakeRule("pa.rank.aux_tensors", Stage::kRank, kAll, ERROR_INVALID_TENSOR_DIM,
                  "batchRunStatus, qSeqLen, kDescale, kOffset, vDescale, vOffset, pScale and logN 1-D; "
                  "razorOffset 2-D",
-                 "paged_attention.md 4.4 (RazorDimCheck, LogNDimCheck), 4.5 (descale [headNum] / [Hk*D])",
+                 "docs/spec/paged_attention.md 4.4 (RazorDimCheck, LogNDimCheck), 4.5 (descale [headNum] / "
+                 "[Hk*D])",
                  AuxRanks),
     };
 }

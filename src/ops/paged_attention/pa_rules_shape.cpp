@@ -1,6 +1,6 @@
 // PagedAttention cache shape rules (InferShape): heads, head sizes and block sizes of the query and the paged
-// caches (paged_attention.md 4.3 generic, 910B and 310P checks, 4.5 kernel cache checks, 4.6 tiling head-size
-// and block-size limits; the seed's block_size and head_size sentences; DECISIONS 10, 18).
+// caches (docs/spec/paged_attention.md 4.3 generic, 910B and 310P checks, 4.5 kernel cache checks, 4.6 tiling
+// head-size and block-size limits; the seed's block_size and head_size sentences; DECISIONS 10, 18).
 //
 // Caches: BSND [NB, BS, Hk, D], BNSD [NB, Hk, BS, D], FRACTAL_NZ [NB, Hk*D/16, BS, 16]; under KV-head
 // compression Hk is 1 in the cache. D is K's head size, Dv V's (mlaVHeadSize for MLA's combined cache).
@@ -210,22 +210,23 @@ std::vector<PaRule> CacheShapeRules() {
     };
     return {
         dim("pa.shape.query_heads", kAll, "query.dims[1] == headNum",
-            "paged_attention.md 4.5; DECISIONS 10 (checked at op level)", QueryHeads),
+            "docs/spec/paged_attention.md 4.5; DECISIONS 10 (checked at op level)", QueryHeads),
         dim("pa.shape.cache_kv_heads", kAll,
             "the cache's kv-head dim == kvHeadNum (headNum when 0); 1 under KV-head compression",
-            "paged_attention.md 4.5 (kernel), 4.3 (950); DECISIONS 10", CacheKvHeads),
+            "docs/spec/paged_attention.md 4.5 (kernel), 4.3 (950); DECISIONS 10", CacheKvHeads),
         dim("pa.shape.kv_cache_match", kAll, "keyCache and valueCache agree in dims 0-2",
-            "paged_attention.md 4.3 (numBlocks, 2nd dim, 3rd dim), 4.4 BlockDimCheck, 4.5", KvCacheMatch),
+            "docs/spec/paged_attention.md 4.3 (numBlocks, 2nd dim, 3rd dim), 4.4 BlockDimCheck, 4.5",
+            KvCacheMatch),
         dim("pa.shape.nz_cache_last_dim_16", kNzProfiles, "NZ keyCache.dims[3] == valueCache.dims[3] == 16",
-            "paged_attention.md 4.3 (KVCacheDimCheck310P)", NzCacheLastDim16),
+            "docs/spec/paged_attention.md 4.3 (KVCacheDimCheck310P)", NzCacheLastDim16),
         dim("pa.shape.nz_head_size_multiple_of_16", kNzProfiles,
             "with NZ caches kvHeadNum divides keyCache.dims[1] * 16 and head_size % 16 == 0",
             "seed: 'If the format of keyCache and valueCache is NZ, the value of head_size must be a "
             "multiple of "
-            "16.'; paged_attention.md 4.3",
+            "16.'; docs/spec/paged_attention.md 4.3",
             NzHeadSize),
         dim("pa.shape.query_head_size", kAll, "keyCache head_size == query.dims[2]",
-            "paged_attention.md 4.3 (K.dims3 == q.dims2; 310P D == q.dims2)", QueryHeadSize),
+            "docs/spec/paged_attention.md 4.3 (K.dims3 == q.dims2; 310P D == q.dims2)", QueryHeadSize),
         dim("pa.shape.kv_head_size_equal", kAll,
             "K and V head sizes equal with compression, SPEC, quantization or logN (non-MLA), maskType SPEC, "
             "BNSD, and on atlas-350",
@@ -234,40 +235,41 @@ std::vector<PaRule> CacheShapeRules() {
             "head_size in (0, 256] in the restricted scenarios and on atlas-350; else K and V head sizes <= "
             "576",
             "seed: 'The value range of head_size is (0, 256].' and the scenario sentence; DECISIONS 18; "
-            "paged_attention.md 4.3, 4.6",
+            "docs/spec/paged_attention.md 4.3, 4.6",
             HeadSizeRange),
         dim("pa.shape.block_head_product", kAtbProfiles,
             "block_size * head_size <= 128 * 128 (restricted scenarios; atlas-a2 with equal K and V head "
             "sizes "
             "up to 256, except head size 256 with block_size >= 128)",
-            "seed scenario sentence; paged_attention.md 4.3, 4.6 (CheckPagedAttentionNdEnhance)",
+            "seed scenario sentence; docs/spec/paged_attention.md 4.3, 4.6 (CheckPagedAttentionNdEnhance)",
             BlockHeadProduct),
         dim("pa.shape.large_head_block_size", kA2Only,
             "block_size <= 128 when a head size exceeds 256, except MLA 576/512 with block_size 256",
             "seed scenario sentence ('when head_size ... is greater than 256, block_size is less than or "
             "equal to "
-            "128'); paged_attention.md 3.9, 4.3, 4.6",
+            "128'); docs/spec/paged_attention.md 3.9, 4.3, 4.6",
             LargeHeadBlockSize),
         dim("pa.shape.head_size_256_large_block", kA2Only,
             "head_size 256 with block_size >= 128: block_size % 128 == 0, BSND, no quant, decoding",
             "seed: 'When block_size = head_size = 256, the input format must meet the BSND, "
             "non-quantization, and "
-            "decoder requirements on Atlas A2 ...'; paged_attention.md 4.6",
+            "decoder requirements on Atlas A2 ...'; docs/spec/paged_attention.md 4.6",
             HeadSize256LargeBlock),
         dim("pa.shape.mla_v_head_size_le_k", kA2Only, "mlaVHeadSize <= keyCache head_size",
-            "paged_attention.md 4.3, 4.5 (MLA combined cache)", MlaVHeadSizeLeK),
+            "docs/spec/paged_attention.md 4.3, 4.5 (MLA combined cache)", MlaVHeadSizeLeK),
         dim("pa.shape.mla_batch_max", kA2Only, "MLA: contextLens.dims[0] <= 8192",
-            "paged_attention.md 3.9, 4.3", MlaBatchMax),
+            "docs/spec/paged_attention.md 3.9, 4.3", MlaBatchMax),
         dim("pa.shape.block_size_multiple_of_16", kAll, "block_size % 16 == 0",
-            "seed: 'Due to hardware restrictions, block_size %16 == 0.'; paged_attention.md 4.6",
+            "seed: 'Due to hardware restrictions, block_size %16 == 0.'; docs/spec/paged_attention.md 4.6",
             BlockSizeMultipleOf16),
         dim("pa.shape.parallel_block_size_max", kA2AndInference,
             "block_size <= 128 with calcType SPEC, maskType SPEC or MASK_FREE",
-            "seed: 'When parallel decoding is enabled, block_size <= 128.'; paged_attention.md 4.6",
+            "seed: 'When parallel decoding is enabled, block_size <= 128.'; docs/spec/paged_attention.md 4.6",
             ParallelBlockSizeMax),
         MakeRule("pa.shape.mask_free_block_size", kShape, kInferenceOnly, ERROR_INVALID_PARAM,
                  "maskType MASK_FREE requires block_size == 128",
-                 "seed: 'When maskType is set to 4 ... block_size = 128'; paged_attention.md 4.3 (MASK_FREE, "
+                 "seed: 'When maskType is set to 4 ... block_size = 128'; docs/spec/paged_attention.md 4.3 "
+                 "(MASK_FREE, "
                  "PARAM)",
                  MaskFreeBlockSize),
         dim("pa.shape.atlas_inference_batch_max", kNzProfiles, "contextLens.dims[0] <= 2048",
@@ -276,7 +278,7 @@ std::vector<PaRule> CacheShapeRules() {
             "Atlas training products and Atlas inference products are the same.'; DECISIONS 2",
             InferenceBatchMax),
         dim("pa.shape.mask_free_atlas_inference_only", kA2Only, "maskType MASK_FREE only on atlas-inference",
-            "paged_attention.md 4.3 (MASK_FREE must be 310P, DIM)", MaskFreeAtlasInferenceOnly),
+            "docs/spec/paged_attention.md 4.3 (MASK_FREE must be 310P, DIM)", MaskFreeAtlasInferenceOnly),
     };
 }
 

@@ -1,6 +1,6 @@
 // PagedAttention shape rules (InferShape) for everything but the caches: tensors indexed by batch, the
 // query's rows under compression, quantization scales, razorOffset, logN, and the two fixed-shape masks
-// (paged_attention.md 4.3, 4.4, 4.5; DECISIONS 3, 10, 11).
+// (docs/spec/paged_attention.md 4.3, 4.4, 4.5; DECISIONS 3, 10, 11).
 //
 // B' = contextLens.dims[0]: the batch, or batch * kvHeadNum under KV-head compression (one sequence per batch
 // and kv head).
@@ -135,37 +135,38 @@ std::vector<PaRule> AuxShapeRules() {
     };
     return {
         dim("pa.shape.block_tables_rows", kAll, "blockTables.dims[0] >= contextLens.dims[0]",
-            "paged_attention.md 2.2 (a row per batch; B * kvHeadNum under compression), 3.1",
+            "docs/spec/paged_attention.md 2.2 (a row per batch; B * kvHeadNum under compression), 3.1",
             BlockTablesRows),
         dim("pa.shape.batch_run_status_tokens", kA2Only,
             "with batchRunStatus: query.dims[0] <= blockTables.dims[0] and <= contextLens.dims[0]",
-            "paged_attention.md 4.3 (InferShapeDimCheck), 3.10", BatchRunStatusTokens),
+            "docs/spec/paged_attention.md 4.3 (InferShapeDimCheck), 3.10", BatchRunStatusTokens),
         dim("pa.shape.batch_run_status_batch", kAll, "batchRunStatus.dims[0] == contextLens.dims[0]",
-            "paged_attention.md 2.2, 4.4 (LogNDimCheck); DECISIONS 3", BatchRunStatusBatch),
+            "docs/spec/paged_attention.md 2.2, 4.4 (LogNDimCheck); DECISIONS 3", BatchRunStatusBatch),
         dim("pa.shape.q_seq_len_batch", kAll, "qSeqLen.dims[0] == contextLens.dims[0]",
-            "DECISIONS 10 (len(qSeqLen) == B); paged_attention.md 7.14", QSeqLenBatch),
+            "DECISIONS 10 (len(qSeqLen) == B); docs/spec/paged_attention.md 7.14", QSeqLenBatch),
         dim("pa.shape.compress_query_rows", kA2Only,
             "under KV-head compression query.dims[0] * kvHeadNum == contextLens.dims[0]",
-            "paged_attention.md 3.4, 4.5 (kernel: T * kvHeadNum == contextLens.size())", CompressQueryRows),
+            "docs/spec/paged_attention.md 3.4, 4.5 (kernel: T * kvHeadNum == contextLens.size())",
+            CompressQueryRows),
         dim("pa.shape.dequant_scales", kA2Only,
             "DEQUANT: kDescale, vDescale, kOffset, vOffset are [kvHeadNum * D]",
-            "paged_attention.md 2.2, 4.5 (dequant)", DequantScales),
+            "docs/spec/paged_attention.md 2.2, 4.5 (dequant)", DequantScales),
         dim("pa.shape.dequant_int64_limits", kA2Only,
             "DEQUANT with int64 descales: valueCache head_size <= 128 and block_size <= head_size",
-            "paged_attention.md 3.7, 4.5 (non-fp32 descale)", DequantInt64Limits),
+            "docs/spec/paged_attention.md 3.7, 4.5 (non-fp32 descale)", DequantInt64Limits),
         dim("pa.shape.qkv_quant_scales", kA2Only, "QKV quant: kDescale, vDescale, pScale are [headNum]",
-            "paged_attention.md 2.2, 4.5 (QKV quant)", QkvQuantScales),
+            "docs/spec/paged_attention.md 2.2, 4.5 (QKV quant)", QkvQuantScales),
         dim("pa.shape.razor_offset_dims", kA2Only, "razorOffset is [keyCache.dims[0], keyCache.dims[1]]",
-            "paged_attention.md 3.3, 4.4 (RazorDimCheck), 4.5; DECISIONS 11", RazorOffsetDims),
+            "docs/spec/paged_attention.md 3.3, 4.4 (RazorDimCheck), 4.5; DECISIONS 11", RazorOffsetDims),
         dim("pa.shape.log_n_batch", kA2AndInference, "logN.dims[0] == contextLens.dims[0]",
-            "paged_attention.md 3.2, 4.4 (LogNDimCheck)", LogNBatch),
+            "docs/spec/paged_attention.md 3.2, 4.4 (LogNDimCheck)", LogNBatch),
         dim("pa.shape.norm_compress_mask", kInferenceOnly,
             "the NORM_COMPRESS mask is ND [2048, 2048] (or [1, 2048, 2048], [1, 1, 2048, 2048])",
-            "seed: 'Mask dimensions: ND = [2048, 2048].'; paged_attention.md 4.3, 4.5 "
+            "seed: 'Mask dimensions: ND = [2048, 2048].'; docs/spec/paged_attention.md 4.3, 4.5 "
             "(CheckNormCompressNdMask), 7.5",
             NormCompressMask),
         dim("pa.shape.mask_free_mask", kInferenceOnly, "the MASK_FREE mask is the NZ tile [1, 8, 128, 16]",
-            "paged_attention.md 2.3, 3.5, 4.3, 4.4 (MASK_FREE)", MaskFreeMask),
+            "docs/spec/paged_attention.md 2.3, 3.5, 4.3, 4.4 (MASK_FREE)", MaskFreeMask),
     };
 }
 

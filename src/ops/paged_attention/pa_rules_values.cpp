@@ -1,7 +1,7 @@
 // PagedAttention host-value rules (Setup): contextLens, qSeqLen and batchRunStatus, the query rows they
 // imply, the block tables they need, and ATB's parallel-decoding limits; and the device-value rule on
-// block-table entries (paged_attention.md 3.6, 3.10, 4.4 MASK_FREE, 4.5 kvSeqLen/qSeqLen, 4.6 tiling; the
-// seed; DECISIONS 2, 3, 4, 10).
+// block-table entries (docs/spec/paged_attention.md 3.6, 3.10, 4.4 MASK_FREE, 4.5 kvSeqLen/qSeqLen, 4.6
+// tiling; the seed; DECISIONS 2, 3, 4, 10).
 #include <algorithm>
 #include <numeric>
 
@@ -60,8 +60,9 @@ Verdict CompressAllSequencesRun(const S& s) {
     return Pass();
 }
 
-// Rows are packed over the batches that run; rows past them are left untouched (paged_attention.md 3.10), so
-// query.dims[0] may exceed the running rows, up to one row per batch (decode) or sum(qSeqLen) (SPEC).
+// Rows are packed over the batches that run; rows past them are left untouched
+// (docs/spec/paged_attention.md 3.10), so query.dims[0] may exceed the running rows, up to one row per batch
+// (decode) or sum(qSeqLen) (SPEC).
 Verdict QueryRows(const S& s) {
     if (s.Compressed() || !HostLengthsNonNegative(s)) return Pass();
     const int64_t running = RunningRows(s);
@@ -153,7 +154,8 @@ Verdict BlockIdsInRange(const S& s) {
     return Pass();
 }
 
-constexpr std::string_view kParallelSource = "paged_attention.md 4.6 (GetPaParallelCheck); DECISIONS 2";
+constexpr std::string_view kParallelSource =
+    "docs/spec/paged_attention.md 4.6 (GetPaParallelCheck); DECISIONS 2";
 
 }  // namespace
 
@@ -165,34 +167,37 @@ std::vector<PaRule> HostValueRules() {
     const ProfileSet noSkipProfiles{kInference, kTraining, k350};
     return {
         rule("pa.host.context_lens_non_negative", kAll, ERROR_INVALID_PARAM, "every contextLens[b] >= 0",
-             "paged_attention.md 4.5 (kvSeqLen min >= 0)", ContextLensNonNegative),
+             "docs/spec/paged_attention.md 4.5 (kvSeqLen min >= 0)", ContextLensNonNegative),
         rule("pa.host.context_lens_positive", noSkipProfiles, ERROR_INVALID_PARAM,
              "every contextLens[b] > 0 (no skipped batches)",
-             "paged_attention.md 7.17 (310P with contextLens 0 unspecified), 4.3 (950: batch == query rows)",
+             "docs/spec/paged_attention.md 7.17 (310P with contextLens 0 unspecified), 4.3 (950: batch == "
+             "query rows)",
              ContextLensPositive),
         rule("pa.host.q_seq_len_range", kA2AndInference, ERROR_INVALID_PARAM,
              "every qSeqLen[b] >= 0 (atlas-a2), > 0 (atlas-inference)",
-             "paged_attention.md 2.2, 4.5 (qSeqLen min >= 0), 4.6 (NZ: every qSeqLen > 0)", QSeqLenRange),
+             "docs/spec/paged_attention.md 2.2, 4.5 (qSeqLen min >= 0), 4.6 (NZ: every qSeqLen > 0)",
+             QSeqLenRange),
         rule("pa.host.batch_run_status_values", kA2Only, ERROR_INVALID_PARAM,
-             "every batchRunStatus[b] is 0 or 1", "paged_attention.md 2.2 ([B] int32 0/1); DECISIONS 3",
-             BatchRunStatusValues),
+             "every batchRunStatus[b] is 0 or 1",
+             "docs/spec/paged_attention.md 2.2 ([B] int32 0/1); DECISIONS 3", BatchRunStatusValues),
         rule("pa.host.compress_all_sequences_run", kA2Only, ERROR_INVALID_PARAM,
              "under KV-head compression every contextLens[b] > 0 and every batchRunStatus[b] == 1",
-             "paged_attention.md 3.4, 4.5 (T * kvHeadNum == contextLens.size(): no row is skipped)",
+             "docs/spec/paged_attention.md 3.4, 4.5 (T * kvHeadNum == contextLens.size(): no row is skipped)",
              CompressAllSequencesRun),
         rule("pa.host.query_rows", kAll, ERROR_INVALID_TENSOR_DIM,
              "rows of the batches that run (1 each, qSeqLen[b] with SPEC) <= query.dims[0] <= batch "
              "(sum(qSeqLen) with SPEC)",
-             "DECISIONS 3, 10 (T == sum(qSeqLen)); paged_attention.md 3.10", QueryRows),
+             "DECISIONS 3, 10 (T == sum(qSeqLen)); docs/spec/paged_attention.md 3.10", QueryRows),
         rule("pa.host.spec_kv_covers_query", kA2AndInference, ERROR_INVALID_PARAM,
              "calcType SPEC: contextLens[b] >= qSeqLen[b] for every batch that runs",
              "seed: 'qseqlen <= kvsqlen' (maskType 4) and 'kvSeqLen (that is, contextLens) must meet the "
              "condition: "
-             "kvSeqLen >= qSeqLen' (NORM_COMPRESS); paged_attention.md 3.6, 4.4",
+             "kvSeqLen >= qSeqLen' (NORM_COMPRESS); docs/spec/paged_attention.md 3.6, 4.4",
              SpecKvCoversQuery),
         rule("pa.host.mask_free_prefix_aligned", kInferenceOnly, ERROR_INVALID_PARAM,
              "maskType MASK_FREE: (contextLens[b] - qSeqLen[b]) % 128 == 0",
-             "seed: 'When maskType is set to 4 ... (kvsqlen - qseqlen) % 128 = 0'; paged_attention.md 4.4",
+             "seed: 'When maskType is set to 4 ... (kvsqlen - qseqlen) % 128 = 0'; "
+             "docs/spec/paged_attention.md 4.4",
              MaskFreePrefixAligned),
         rule("pa.host.max_blocks_cover_context", kAll, ERROR_INVALID_TENSOR_DIM,
              "max_num_blocks_per_seq >= ceil(max(contextLens) / block_size)",
@@ -208,7 +213,7 @@ std::vector<PaRule> HostValueRules() {
              ParallelHeadSizeProduct),
         rule("pa.host.atlas350_num_blocks_cover", k350Only, ERROR_INVALID_TENSOR_DIM,
              "num_blocks >= sum of ceil(contextLens[b] / block_size)",
-             "paged_attention.md 4.4 (950), 5.3 (950 sheet)", Atlas350NumBlocksCover),
+             "docs/spec/paged_attention.md 4.4 (950), 5.3 (950 sheet)", Atlas350NumBlocksCover),
     };
 }
 

@@ -9,8 +9,8 @@ bool IsHost(Input input) {
     return input == Input::kContextLens || input == Input::kQSeqLen || input == Input::kBatchRunStatus;
 }
 
-// Roles in ATB's input order for the param (paged_attention.md 2.1; the same order serves every profile,
-// whose rules forbid the features it lacks).
+// Roles in ATB's input order for the param (docs/spec/paged_attention.md 2.1; the same order serves every
+// profile, whose rules forbid the features it lacks).
 std::vector<Input> InputOrder(const Param& p) {
     std::vector<Input> order = {Input::kQuery, Input::kKeyCache};
     if (p.mlaVHeadSize == 0) order.push_back(Input::kValueCache);

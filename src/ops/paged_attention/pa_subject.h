@@ -14,8 +14,8 @@ namespace atbx::ops::pa {
 
 using Param = infer::PagedAttentionParam;
 
-// Input tensors by role, in ATB's order (paged_attention.md 2.1). Optional roles are present only when their
-// feature is on.
+// Input tensors by role, in ATB's order (docs/spec/paged_attention.md 2.1). Optional roles are present only
+// when their feature is on.
 enum class Input : uint8_t {
     kQuery,
     kKeyCache,

@@ -1,5 +1,5 @@
-// ReshapeAndCache planner: turns a validated call into a CacheWritePlan (self_attention.md 4.2, DECISIONS.md
-// 19).
+// ReshapeAndCache planner: turns a validated call into a CacheWritePlan (docs/spec/self_attention.md 4.2,
+// docs/spec/DECISIONS.md 19).
 #ifndef ATBX_OPS_RESHAPE_AND_CACHE_RAC_PLAN_H
 #define ATBX_OPS_RESHAPE_AND_CACHE_RAC_PLAN_H
 

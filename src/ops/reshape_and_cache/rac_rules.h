@@ -1,4 +1,5 @@
-// ReshapeAndCache's rules: every ATB check (self_attention.md 4.3) and DECISIONS.md 19. Split by stage.
+// ReshapeAndCache's rules: every ATB check (docs/spec/self_attention.md 4.3) and docs/spec/DECISIONS.md 19.
+// Split by stage.
 #ifndef ATBX_OPS_RESHAPE_AND_CACHE_RAC_RULES_H
 #define ATBX_OPS_RESHAPE_AND_CACHE_RAC_RULES_H
 

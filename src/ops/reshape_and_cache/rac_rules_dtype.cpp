@@ -105,7 +105,7 @@ std::vector<RacRule> DtypeRules() {
     return {
         {{"rac.dtype.index_int32", kOp, Stage::kDtypeFormat, kAll, kIniMatch,
           "slotMapping, wins, seqLen and offsetIndex are int32",
-          "self_attention.md 4.1, 4.3; CSV rows 2, 13, 20"},
+          "docs/spec/self_attention.md 4.1, 4.3; CSV rows 2, 13, 20"},
          IndexInt32},
         {{"rac.dtype.kv_combination", kOp, Stage::kDtypeFormat, kAll, kIniMatch,
           "key/value dtypes are a combination of the mode's ini section (float16, bfloat16 or int8, the same "
@@ -132,9 +132,10 @@ std::vector<RacRule> DtypeRules() {
           "key, value and caches are float16 (no bfloat16 on these products; int8 keys need 32-channel NZ "
           "tiles "
           "that the op's cache shape check rejects)",
-          "ATB TensorCheck::CheckBF16; self_attention.md 4.3 (310P: cache.dim3 == 16) against the NZ "
+          "ATB TensorCheck::CheckBF16; docs/spec/self_attention.md 4.3 (310P: cache.dim3 == 16) against the "
+          "NZ "
           "kernel's "
-          "32-channel int8 tile; DECISIONS.md profiles (fp16 only)"},
+          "32-channel int8 tile; docs/spec/DECISIONS.md profiles (fp16 only)"},
          Float16OnNzProducts},
     };
 }

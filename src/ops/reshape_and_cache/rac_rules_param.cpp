@@ -1,4 +1,4 @@
-// ReshapeAndCache param rules (CreateOperation): self_attention.md 1.3 and 4.3.
+// ReshapeAndCache param rules (CreateOperation): docs/spec/self_attention.md 1.3 and 4.3.
 
 #include "ops/reshape_and_cache/rac_rules.h"
 
@@ -68,17 +68,18 @@ std::vector<RacRule> ParamRules() {
     const auto kAll = ProfileSet::All();
     const auto kNotA2 = ProfileSet::AllBut({Platform::kAtlasA2});
     return {
-        {{"rac.param.rsv_zero", kOp, Stage::kParam, kAll, kCode, "rsv is all zero", "self_attention.md 4.3"},
+        {{"rac.param.rsv_zero", kOp, Stage::kParam, kAll, kCode, "rsv is all zero",
+          "docs/spec/self_attention.md 4.3"},
          RsvZero},
         {{"rac.param.compress_type_range", kOp, Stage::kParam, kAll, kCode, "compressType in [0, 2]",
-          "self_attention.md 1.3, 4.3; CSV reshape_and_cache rows 15, 67"},
+          "docs/spec/self_attention.md 1.3, 4.3; CSV reshape_and_cache rows 15, 67"},
          CompressTypeRange},
         {{"rac.param.kv_cache_cfg_range", kOp, Stage::kParam, kAll, kCode, "kvCacheCfg in [0, 2]",
-          "self_attention.md 1.3, 4.3; CSV reshape_and_cache rows 28, 29"},
+          "docs/spec/self_attention.md 1.3, 4.3; CSV reshape_and_cache rows 28, 29"},
          KvCacheCfgRange},
         {{"rac.param.compress_platform", kOp, Stage::kParam, kNotA2, kCode,
           "compressType == 0 (head compression is Atlas A2 only)",
-          "self_attention.md 4.3 (non-A2: compressType != 0 is an error); CSV rows 57, 58"},
+          "docs/spec/self_attention.md 4.3 (non-A2: compressType != 0 is an error); CSV rows 57, 58"},
          CompressOnlyOnA2},
         {{"rac.param.key_only_platform",
           kOp,
@@ -86,7 +87,7 @@ std::vector<RacRule> ParamRules() {
           {Platform::kAtlasInference, Platform::kAtlasTraining},
           kCode,
           "kvCacheCfg != K_CACHE_V_BYPASS",
-          "self_attention.md 4.3 (non-A2, non-950); CSV row 23"},
+          "docs/spec/self_attention.md 4.3 (non-A2, non-950); CSV row 23"},
          NoKeyOnly},
         {{"rac.param.key_only_atlas_350",
           kOp,
@@ -94,18 +95,20 @@ std::vector<RacRule> ParamRules() {
           {Platform::kAtlas350},
           kCode,
           "kvCacheCfg != K_CACHE_V_BYPASS",
-          "self_attention.md 4.3 (950 CSV rejects SISO): CSV rows 53-56; DECISIONS.md (Atlas 350: basic use "
+          "docs/spec/self_attention.md 4.3 (950 CSV rejects SISO): CSV rows 53-56; docs/spec/DECISIONS.md "
+          "(Atlas 350: basic use "
           "cases only); docs/decisions.md ReshapeAndCache"},
          NoKeyOnly},
         {{"rac.param.nz_cfg_platform", kOp, Stage::kParam, kNotA2, kCode,
           "kvCacheCfg != K_CACHE_V_CACHE_NZ (FRACTAL_NZ caches with cfg 2 are Atlas A2's)",
-          "self_attention.md 1.3 (K_CACHE_V_CACHE_NZ: A2 with NZ caches); docs/decisions.md ReshapeAndCache"},
+          "docs/spec/self_attention.md 1.3 (K_CACHE_V_CACHE_NZ: A2 with NZ caches); docs/decisions.md "
+          "ReshapeAndCache"},
          NzCfgOnlyOnA2},
         {{"rac.param.key_only_no_compress", kOp, Stage::kParam, kAll, kCode,
-          "kvCacheCfg K_CACHE_V_BYPASS needs compressType 0", "self_attention.md 4.3; CSV row 22"},
+          "kvCacheCfg K_CACHE_V_BYPASS needs compressType 0", "docs/spec/self_attention.md 4.3; CSV row 22"},
          KeyOnlyWithoutCompress},
         {{"rac.param.nz_cfg_no_compress", kOp, Stage::kParam, kAll, kCode,
-          "kvCacheCfg K_CACHE_V_CACHE_NZ needs compressType 0", "self_attention.md 4.3"},
+          "kvCacheCfg K_CACHE_V_CACHE_NZ needs compressType 0", "docs/spec/self_attention.md 4.3"},
          NzCfgWithoutCompress},
     };
 }

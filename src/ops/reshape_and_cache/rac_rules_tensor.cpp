@@ -1,5 +1,5 @@
 // ReshapeAndCache rank and shape rules: ATB's DimCheck, DimCheckSISO, KVCacheDimCheck910B/310P/910BNZ and the
-// kernel's own shape checks (self_attention.md 4.3).
+// kernel's own shape checks (docs/spec/self_attention.md 4.3).
 #include "ops/reshape_and_cache/rac_rules.h"
 
 namespace atbx::ops::rac {
@@ -180,7 +180,7 @@ Verdict RopeOffsetLength(const S& s) {
 }
 
 constexpr const char* kOp = "ReshapeAndCache";
-constexpr const char* kDimCheck = "self_attention.md 4.3 DimCheck";
+constexpr const char* kDimCheck = "docs/spec/self_attention.md 4.3 DimCheck";
 
 }  // namespace
 
@@ -197,68 +197,71 @@ std::vector<RacRule> TensorRules() {
         {{"rac.rank.slot_mapping", kOp, Stage::kRank, kAll, kDimNum, "slotMapping is 1-D", kDimCheck},
          SlotMappingRank},
         {{"rac.rank.compress_lengths", kOp, Stage::kRank, kAll, kDimNum,
-          "wins, seqLen and offsetIndex are 1-D", "self_attention.md 4.3 kernel extras"},
+          "wins, seqLen and offsetIndex are 1-D", "docs/spec/self_attention.md 4.3 kernel extras"},
          CompressLengthRanks},
         {{"rac.shape.tokens_equal", kOp, Stage::kShape, kAll, kDim, "value.dims[0] == key.dims[0] (tokens)",
-          "self_attention.md 4.3 DimCheck; CSV rows 3, 4"},
+          "docs/spec/self_attention.md 4.3 DimCheck; CSV rows 3, 4"},
          TokensEqual},
         {{"rac.shape.heads_equal", kOp, Stage::kShape, kAll, kDim, "value.dims[1] == key.dims[1] (heads)",
-          "self_attention.md 4.3 DimCheck; CSV rows 30, 68, 69"},
+          "docs/spec/self_attention.md 4.3 DimCheck; CSV rows 30, 68, 69"},
          HeadsEqual},
         {{"rac.shape.num_blocks_equal", kOp, Stage::kShape, kAll, kDim,
-          "valueCache.dims[0] == keyCache.dims[0] (num_blocks)", "self_attention.md 4.3 DimCheck; CSV row 8"},
+          "valueCache.dims[0] == keyCache.dims[0] (num_blocks)",
+          "docs/spec/self_attention.md 4.3 DimCheck; CSV row 8"},
          NumBlocksEqual},
         {{"rac.shape.block_size_equal", kOp, Stage::kShape, kAll, kDim,
           "the caches' block sizes are equal (dims[1] of ND caches, dims[2] of FRACTAL_NZ caches)",
-          "self_attention.md 4.3 DimCheck; CSV rows 9, 11; docs/decisions.md ReshapeAndCache (atlas-350)"},
+          "docs/spec/self_attention.md 4.3 DimCheck; CSV rows 9, 11; docs/decisions.md ReshapeAndCache "
+          "(atlas-350)"},
          BlockSizeEqual},
         {{"rac.shape.cache_heads", kOp, Stage::kShape, kAll, kDim,
           "ND caches without compression: keyCache.dims[2] == key.dims[1], valueCache.dims[2] == "
           "value.dims[1]",
-          "self_attention.md 4.3 A2 and SISO dims; CSV rows 24, 27"},
+          "docs/spec/self_attention.md 4.3 A2 and SISO dims; CSV rows 24, 27"},
          CacheHeads},
         {{"rac.shape.cache_head_size", kOp, Stage::kShape, kAll, kDim,
           "ND caches: keyCache.dims[3] == key.dims[2], valueCache.dims[3] == value.dims[2]",
-          "self_attention.md 4.3 A2 and SISO dims; CSV rows 5, 6, 7, 14, 25, 26"},
+          "docs/spec/self_attention.md 4.3 A2 and SISO dims; CSV rows 5, 6, 7, 14, 25, 26"},
          CacheHeadSize},
         {{"rac.shape.key_value_head_size_equal", kOp, Stage::kShape, kAll, kDim,
           "head compression, and FRACTAL_NZ caches on atlas-inference and atlas-training: value.dims[2] == "
           "key.dims[2]",
-          "self_attention.md 4.3 (compress: Dk == Dv; 310P: Dk == Dv)"},
+          "docs/spec/self_attention.md 4.3 (compress: Dk == Dv; 310P: Dk == Dv)"},
          KeyValueHeadSizeEqual},
         {{"rac.shape.compress_cache_heads_one", kOp, Stage::kShape, kAll, kDim,
-          "head compression: keyCache.dims[2] == valueCache.dims[2] == 1", "self_attention.md 4.3 compress"},
+          "head compression: keyCache.dims[2] == valueCache.dims[2] == 1",
+          "docs/spec/self_attention.md 4.3 compress"},
          CompressCacheHeadsOne},
         {{"rac.shape.compress_head_size_multiple_of_32", kOp, Stage::kShape, kAll, kDim,
-          "head compression: head size % 32 == 0", "self_attention.md 4.3 compress"},
+          "head compression: head size % 32 == 0", "docs/spec/self_attention.md 4.3 compress"},
          CompressHeadSizeMultipleOf32},
         {{"rac.shape.rope_head_size_limit", kOp, Stage::kShape, kAll, kDim, "KVHEAD_ROPE: head size <= 16384",
-          "self_attention.md 4.3 kernel extras"},
+          "docs/spec/self_attention.md 4.3 kernel extras"},
          RopeHeadSizeLimit},
         {{"rac.shape.nz_block_size_multiple_of_16", kOp, Stage::kShape, kAll, kDim,
-          "FRACTAL_NZ caches: block_size % 16 == 0", "self_attention.md 4.3 310P and A2-NZ dims"},
+          "FRACTAL_NZ caches: block_size % 16 == 0", "docs/spec/self_attention.md 4.3 310P and A2-NZ dims"},
          NzBlockSizeMultipleOf16},
         {{"rac.shape.nz_key_cache_tiles", kOp, Stage::kShape, kAll, kDim,
           "FRACTAL_NZ keyCache is [NB, heads * Dk / c, BS, c], c = 32 for an int8 key with "
           "K_CACHE_V_CACHE_NZ, "
           "else 16",
-          "self_attention.md 4.3 310P and A2-NZ dims; CSV rows 12, 40"},
+          "docs/spec/self_attention.md 4.3 310P and A2-NZ dims; CSV rows 12, 40"},
          NzKeyCacheTiles},
         {{"rac.shape.nz_value_cache_tiles", kOp, Stage::kShape, kAll, kDim,
           "FRACTAL_NZ valueCache is [NB, heads * Dv / 16, BS, 16]",
-          "self_attention.md 4.3 310P and A2-NZ dims"},
+          "docs/spec/self_attention.md 4.3 310P and A2-NZ dims"},
          NzValueCacheTiles},
         {{"rac.shape.slot_mapping_length", kOp, Stage::kShape, kAll, kDim,
           "without compression: slotMapping.dims[0] == key.dims[0] (one slot per token)",
-          "self_attention.md 4.3 (SISO dims; kernel extras); CSV row 24"},
+          "docs/spec/self_attention.md 4.3 (SISO dims; kernel extras); CSV row 24"},
          SlotMappingLength},
         {{"rac.shape.compress_lengths", kOp, Stage::kShape, kAll, kDim,
           "head compression: slotMapping.dims[0] == wins.dims[0] == seqLen.dims[0] * key.dims[1]",
-          "self_attention.md 4.3 kernel extras"},
+          "docs/spec/self_attention.md 4.3 kernel extras"},
          CompressLengths},
         {{"rac.shape.rope_offset_length", kOp, Stage::kShape, kAll, kDim,
           "KVHEAD_ROPE: offsetIndex.dims[0] == seqLen.dims[0] * key.dims[1]",
-          "self_attention.md 4.3 kernel extras"},
+          "docs/spec/self_attention.md 4.3 kernel extras"},
          RopeOffsetLength},
     };
 }

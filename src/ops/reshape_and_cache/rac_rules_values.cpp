@@ -1,6 +1,6 @@
 // ReshapeAndCache device-value rules: every slot that is written lies inside the cache, no cache row is
-// written twice, and the compress modes' windows fit their sequences (DECISIONS.md 19,
-// self_attention.md 4.2).
+// written twice, and the compress modes' windows fit their sequences (docs/spec/DECISIONS.md 19,
+// docs/spec/self_attention.md 4.2).
 #include <algorithm>
 
 #include "ops/reshape_and_cache/rac_rules.h"
@@ -137,22 +137,23 @@ std::vector<RacRule> ValueRules() {
         {{"rac.device.slots_in_range", kOp, kDevice, kAll, kCode,
           "every cache row written lies inside the cache: each non-negative slot (compression: slot + t for "
           "every row t the head writes) < num_blocks * block_size; negative slots are skipped",
-          "DECISIONS.md 19; self_attention.md 4.2"},
+          "docs/spec/DECISIONS.md 19; docs/spec/self_attention.md 4.2"},
          SlotsInRange},
         {{"rac.device.slots_unique", kOp, kDevice, kAll, kCode,
           "no cache row is written twice (distinct non-negative slots; compression: disjoint slot ranges)",
-          "self_attention.md 4.2 (slots are expected unique); docs/decisions.md ReshapeAndCache"},
+          "docs/spec/self_attention.md 4.2 (slots are expected unique); docs/decisions.md ReshapeAndCache"},
          SlotsUnique},
         {{"rac.device.seq_len_total", kOp, kDevice, kAll, kCode,
           "head compression: every seqLen[b] >= 0 and sum(seqLen) <= key.dims[0]",
-          "self_attention.md 4.2 (cumulative seqLen indexes the key rows); DECISIONS.md 19"},
+          "docs/spec/self_attention.md 4.2 (cumulative seqLen indexes the key rows); docs/spec/DECISIONS.md "
+          "19"},
          SeqLenTotal},
         {{"rac.device.wins_range", kOp, kDevice, kAll, kCode,
-          "head compression: 0 <= wins[b * heads + h] <= seqLen[b]", "self_attention.md 4.2, 6.5"},
+          "head compression: 0 <= wins[b * heads + h] <= seqLen[b]", "docs/spec/self_attention.md 4.2, 6.5"},
          WinsRange},
         {{"rac.device.offset_range", kOp, kDevice, kAll, kCode,
           "KVHEAD_ROPE: offsetIndex[i] == -1 or 0 <= offsetIndex[i] <= seqLen[b] - wins[i]",
-          "self_attention.md 4.2, 6.5 (offset U[-1, len - win])"},
+          "docs/spec/self_attention.md 4.2, 6.5 (offset U[-1, len - win])"},
          OffsetRange},
     };
 }

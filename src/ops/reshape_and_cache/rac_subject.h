@@ -14,7 +14,7 @@ namespace atbx::ops::rac {
 
 using Param = infer::ReshapeAndCacheParam;
 
-// Input tensors by role, in ATB's order (self_attention.md 4.1).
+// Input tensors by role, in ATB's order (docs/spec/self_attention.md 4.1).
 enum class Input : uint8_t {
     kKey,
     kValue,  // absent for K_CACHE_V_BYPASS

@@ -1,5 +1,5 @@
-// The compress modes' per-head windows (self_attention.md 4.2): which tokens of (batch b, head h) a call
-// writes, and to which cache rows. Shared by the device-value rules (which check them) and the planner.
+// The compress modes' per-head windows (docs/spec/self_attention.md 4.2): which tokens of (batch b, head h) a
+// call writes, and to which cache rows. Shared by the device-value rules (which check them) and the planner.
 #ifndef ATBX_OPS_RESHAPE_AND_CACHE_RAC_WINDOWS_H
 #define ATBX_OPS_RESHAPE_AND_CACHE_RAC_WINDOWS_H
 

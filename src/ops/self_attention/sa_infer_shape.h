@@ -1,4 +1,4 @@
-// SelfAttention output descriptor (self_attention.md 2: the "Output" line of each mode).
+// SelfAttention output descriptor (docs/spec/self_attention.md 2: the "Output" line of each mode).
 #ifndef ATBX_OPS_SELF_ATTENTION_SA_INFER_SHAPE_H
 #define ATBX_OPS_SELF_ATTENTION_SA_INFER_SHAPE_H
 

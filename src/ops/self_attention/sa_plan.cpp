@@ -10,8 +10,8 @@ using plan::WorkItem;
 using planning::BatchSpan;
 using planning::Geometry;
 
-// logit = clamp(q.k * qkScale [* logN], clampMin, clampMax) (self_attention.md 3.1 steps 4-6). logN is per
-// batch for DECODER and per query row inside the batch otherwise.
+// logit = clamp(q.k * qkScale [* logN], clampMin, clampMax) (docs/spec/self_attention.md 3.1 steps 4-6). logN
+// is per batch for DECODER and per query row inside the batch otherwise.
 plan::ScalePolicy ScaleOf(const SaSubject& s) {
     const Param& p = *s.param;
     plan::ScalePolicy scale;
@@ -30,7 +30,7 @@ plan::ScalePolicy ScaleOf(const SaSubject& s) {
 }
 
 // int8 q, k and v (PA_ENCODER): descales per query head, SelfAttention's P quantisation
-// (self_attention.md 3.8).
+// (docs/spec/self_attention.md 3.8).
 plan::QuantPolicy QuantOf(const SaSubject& s) {
     plan::QuantPolicy quant;
     if (!s.QkvQuant()) return quant;

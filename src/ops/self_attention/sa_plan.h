@@ -1,13 +1,14 @@
-// SelfAttention planner: turns a validated call into an AttentionPlan (self_attention.md 2-3, DECISIONS.md
-// 12-18). Every mode, layout and mask form is decoded here; kernels only read the plan.
+// SelfAttention planner: turns a validated call into an AttentionPlan (docs/spec/self_attention.md 2-3,
+// docs/spec/DECISIONS.md 12-18). Every mode, layout and mask form is decoded here; kernels only read the
+// plan.
 //
 // Every output element is written: rows that attend get the attention result; rows that do not (dynamic-batch
 // batches with status 0, batches without keys, the rows Atlas inference pads each batch or the whole query
 // to, BNSD rows past a batch's length) are written as zeros.
 //
 // The planner relies on the rules for everything it reads:
-//  - the ranks and shapes of the mode's inputs (self_attention.md 2): head sizes that divide, the output of
-//  the
+//  - the ranks and shapes of the mode's inputs (docs/spec/self_attention.md 2): head sizes that divide, the
+//  output of the
 //    inferred shape, caches with the batch and layer dims it indexes;
 //  - host values: one seqLen / kvSeqLen / tokenOffset / batchRunStatus entry per batch, lengths >= 0,
 //    tokenOffset >= seqLen, keys within the cache (tokenOffset <= S, kv_b within the packed or per-batch key

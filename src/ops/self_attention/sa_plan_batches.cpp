@@ -1,4 +1,5 @@
-// SelfAttention planner: the call's geometry and its batches (self_attention.md 2, 3.2, 3.6, 3.9, 3.10).
+// SelfAttention planner: the call's geometry and its batches (docs/spec/self_attention.md
+// 2, 3.2, 3.6, 3.9, 3.10).
 #include <algorithm>
 
 #include "ops/self_attention/sa_plan_internal.h"

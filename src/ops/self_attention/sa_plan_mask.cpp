@@ -1,5 +1,5 @@
-// SelfAttention planner: the mask of every maskType and tensor form (self_attention.md 3.4-3.7, DECISIONS 12,
-// 13, 16). Tensor masks are top-left aligned: query row i of a batch reads mask row i.
+// SelfAttention planner: the mask of every maskType and tensor form (docs/spec/self_attention.md 3.4-3.7,
+// DECISIONS 12, 13, 16). Tensor masks are top-left aligned: query row i of a batch reads mask row i.
 #include <limits>
 
 #include "ops/self_attention/sa_plan_internal.h"

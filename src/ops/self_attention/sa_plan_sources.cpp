@@ -1,5 +1,5 @@
 // SelfAttention planner: where keys and values come from in each mode, and the FA-cache writes that precede
-// attention (self_attention.md 2.1-2.5, 3.2).
+// attention (docs/spec/self_attention.md 2.1-2.5, 3.2).
 #include "ops/self_attention/sa_plan_internal.h"
 
 namespace atbx::ops::sa::planning {

@@ -1,5 +1,6 @@
-// SelfAttention's rules: every sentence of the seed constraint page and every ATB check (self_attention.md
-// 5), with the decisions of DECISIONS.md and docs/decisions.md. One file per concern.
+// SelfAttention's rules: every sentence of the seed constraint page and every ATB check
+// (docs/spec/self_attention.md 5), with the decisions of docs/spec/DECISIONS.md and docs/decisions.md. One
+// file per concern.
 #ifndef ATBX_OPS_SELF_ATTENTION_SA_RULES_H
 #define ATBX_OPS_SELF_ATTENTION_SA_RULES_H
 

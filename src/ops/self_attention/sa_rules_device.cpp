@@ -59,12 +59,13 @@ std::vector<SaRule> DeviceRules() {
     return {
         MakeRule("sa.device.layer_id_in_range", d, kAllProfiles, ERROR_INVALID_PARAM,
                  "layerId[0] in [0, layers) of the caches (read from the device tensor)",
-                 "self_attention.md 2.1 (layerId selects the cache's layer slice)", LayerIdInRange),
+                 "docs/spec/self_attention.md 2.1 (layerId selects the cache's layer slice)", LayerIdInRange),
         MakeRule("sa.device.block_ids_in_range", d, kAllProfiles, ERROR_INVALID_PARAM,
                  "PREFIX_ENCODER: every blockTables entry read (logical block < ceil(kvSeqLen[b] / block "
                  "size)) in "
                  "[0, num_blocks)",
-                 "self_attention.md 2.5, 3.2; DECISIONS.md 4 (the same rule for PagedAttention)",
+                 "docs/spec/self_attention.md 2.5, 3.2; docs/spec/DECISIONS.md 4 (the same rule for "
+                 "PagedAttention)",
                  BlockIdsInRange),
     };
 }

@@ -1,7 +1,7 @@
 // SelfAttention dtype and format rules: the combinations of ATB's ini tables ([SelfAttentionOperation*] in
 // ops_configs/atb_ops_info.ini), encoded as logic: q/k/v/caches share the query's dtype, masks follow it (the
 // output dtype under QKV quant), length tensors are int32 (or uint32 where the ini lists it), and the formats
-// and platform dtypes of self_attention.md 5.3 (DtypeCheck, InferLogNCheck).
+// and platform dtypes of docs/spec/self_attention.md 5.3 (DtypeCheck, InferLogNCheck).
 #include <initializer_list>
 
 #include "ops/self_attention/sa_geometry.h"
@@ -239,7 +239,8 @@ std::vector<SaRule> DtypeRules() {
                  kIni, QueryDtypeRule),
         MakeRule("sa.dtype.query_fp16_nz", d, kNzProfiles, ini,
                  "atlas-inference and atlas-training: float16 only",
-                 "DECISIONS.md profiles; self_attention.md 5.4 (bf16 on 310P/910A: no)", QueryFp16OnNz),
+                 "docs/spec/DECISIONS.md profiles; docs/spec/self_attention.md 5.4 (bf16 on 310P/910A: no)",
+                 QueryFp16OnNz),
         MakeRule("sa.dtype.pa_bnsd_bf16", d, kA2Only, ini, "PA_ENCODER with TYPE_BNSD: bfloat16 q/k/v",
                  "ATB ini [SelfAttentionOperationEncoderBNSD]", PaBnsdBf16),
         MakeRule("sa.dtype.key_value", d, kAllProfiles, ini,
@@ -250,15 +251,16 @@ std::vector<SaRule> DtypeRules() {
         MakeRule("sa.format.cache_platform", d, kAllProfiles, ERROR_INVALID_TENSOR_DTYPE,
                  "cacheK and cacheV are ND on atlas-a2 and atlas-350, FRACTAL_NZ on atlas-inference and "
                  "atlas-training",
-                 "self_attention.md 5.3 (DtypeCheck)", CacheFormatPlatform),
+                 "docs/spec/self_attention.md 5.3 (DtypeCheck)", CacheFormatPlatform),
         MakeRule(
             "sa.dtype.mask", d, kAllProfiles, ini,
             "attentionMask has the query's dtype (outDataType with QKV quant; int8, bool or uint8 for NORM "
             "masks on atlas-350)",
-            "ATB ini; self_attention.md 2.4, 3.4; docs/decisions.md (EXP_M8V2 masks are float16)", MaskDtype),
+            "ATB ini; docs/spec/self_attention.md 2.4, 3.4; docs/decisions.md (EXP_M8V2 masks are float16)",
+            MaskDtype),
         MakeRule("sa.format.mask", d, kAllProfiles, ini,
                  "attentionMask is ND (ND or FRACTAL_NZ on atlas-inference and atlas-training)",
-                 "ATB ini; self_attention.md 2.4 (310P: ND or NZ)", MaskFormat),
+                 "ATB ini; docs/spec/self_attention.md 2.4 (310P: ND or NZ)", MaskFormat),
         MakeRule(
             "sa.dtype.length_tensors", d, kAllProfiles, ini,
             "tokenOffset, seqLen, kvSeqLen, layerId and batchRunStatus are ND int32, or all uint32 where the "
@@ -274,7 +276,7 @@ std::vector<SaRule> DtypeRules() {
         MakeRule("sa.dtype.logn", d, kAllProfiles, ini, "logN is ND float32 or float16", kIni, LognDtypeIni),
         MakeRule("sa.dtype.logn_platform", d, kAllProfiles, ERROR_INVALID_TENSOR_DTYPE,
                  "logN is float32 on atlas-a2 and atlas-350, float16 on atlas-inference and atlas-training",
-                 "self_attention.md 5.3 (InferLogNCheck)", LognDtypePlatform),
+                 "docs/spec/self_attention.md 5.3 (InferLogNCheck)", LognDtypePlatform),
         MakeRule("sa.dtype.quant_scales", d, kAllProfiles, ini,
                  "qkDescale, vpvDescale, pScale are ND float32; qkOffset, vpvOffset ND int32", kIni,
                  QuantScaleDtypes),

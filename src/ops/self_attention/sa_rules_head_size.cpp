@@ -1,6 +1,6 @@
 // SelfAttention head-size rules: limits and equalities of the query, key and value head sizes
-// (self_attention.md 5.3 HeadSizeDimCheck910B/MaxHeadSizeCheck910B, HeadSizeDimCheck310P, the BNSD and
-// PREFIX_ENCODER checks; the seed's head-size sentence; DECISIONS.md 18).
+// (docs/spec/self_attention.md 5.3 HeadSizeDimCheck910B/MaxHeadSizeCheck910B, HeadSizeDimCheck310P, the BNSD
+// and PREFIX_ENCODER checks; the seed's head-size sentence; docs/spec/DECISIONS.md 18).
 #include "ops/self_attention/sa_geometry.h"
 #include "ops/self_attention/sa_rules.h"
 
@@ -14,7 +14,7 @@ using rules::Stage;
 using rules::Verdict;
 using S = SaSubject;
 
-constexpr int64_t kMaxHeadSize = 576;         // DECISIONS.md 18
+constexpr int64_t kMaxHeadSize = 576;         // docs/spec/DECISIONS.md 18
 constexpr int64_t kRestrictedHeadSize = 256;  // quant, logN, BNSD, sliding window; atlas-inference/training
 constexpr int64_t kAlibiCompressHeadSize = 128;
 constexpr int64_t kPrefixHeadSize = 128;
@@ -126,32 +126,33 @@ std::vector<SaRule> HeadSizeRules() {
             "key and value head sizes <= 576; <= 256 with QKV quant (not MLA), logN, TYPE_BNSD, a sliding "
             "window (K and V head sizes equal) and on atlas-inference/training; <= 128 with alibi compress "
             "masks",
-            "seed (head sizes 0 to 256 / 0 to 576); DECISIONS.md 18; self_attention.md 5.3 "
+            "seed (head sizes 0 to 256 / 0 to 576); docs/spec/DECISIONS.md 18; docs/spec/self_attention.md "
+            "5.3 "
             "(MaxHeadSizeCheck910B, HeadSizeDimCheck310P, BNSD headSize <= 256)",
             HeadSizeMax),
         MakeRule("sa.shape.head_size_equal", sh, kAllProfiles, dim,
                  "QKV quant (not MLA), logN, TYPE_BNSD, sliding window: key head size == value head size",
                  kSeedHeadSize, HeadSizeEqualWhenRestricted),
         MakeRule("sa.shape.mla_v_within_k", sh, kAllProfiles, dim, "MLA: mlaVHeadSize <= key head size",
-                 "self_attention.md 5.3 (HeadSizeDimCheck910B)", MlaVWithinK),
-        MakeRule(
-            "sa.shape.head_size_multiple_of_16_nz", sh, kNzProfiles, dim,
-            "atlas-inference and atlas-training: head sizes are multiples of 16",
-            "seed: 'Atlas inference products: head_size must be a multiple of 16.' and 'Atlas training "
-            "products: head_size must be a multiple of 16.'; self_attention.md 5.3 (HeadSizeDimCheck310P)",
-            MultipleOf16Nz),
+                 "docs/spec/self_attention.md 5.3 (HeadSizeDimCheck910B)", MlaVWithinK),
+        MakeRule("sa.shape.head_size_multiple_of_16_nz", sh, kNzProfiles, dim,
+                 "atlas-inference and atlas-training: head sizes are multiples of 16",
+                 "seed: 'Atlas inference products: head_size must be a multiple of 16.' and 'Atlas training "
+                 "products: head_size must be a multiple of 16.'; docs/spec/self_attention.md 5.3 "
+                 "(HeadSizeDimCheck310P)",
+                 MultipleOf16Nz),
         MakeRule("sa.shape.nz_key_value_identical", sh, kNzProfiles, dim,
                  "atlas-inference and atlas-training: key and value have the same shape",
-                 "self_attention.md 5.3 (HeadSizeDimCheck310P)", NzKeyValueIdentical),
+                 "docs/spec/self_attention.md 5.3 (HeadSizeDimCheck310P)", NzKeyValueIdentical),
         MakeRule("sa.shape.value_head_size_350", sh, k350Only, dim,
                  "atlas-350: value head size == key head size, or 192 and 128",
-                 "self_attention.md 2.4, 5.3 (HeadSizeDimCheck910B on 950)", ValueHeadSize350),
+                 "docs/spec/self_attention.md 2.4, 5.3 (HeadSizeDimCheck910B on 950)", ValueHeadSize350),
         MakeRule("sa.shape.prefix_head_size", sh, kAllProfiles, dim,
                  "PREFIX_ENCODER: query, key and value head sizes <= 128 and multiples of 16",
-                 "self_attention.md 5.3 (InferShapePrefixDimCheck910B)", PrefixHeadSize),
+                 "docs/spec/self_attention.md 5.3 (InferShapePrefixDimCheck910B)", PrefixHeadSize),
         MakeRule("sa.shape.prefix_block_times_head_size", sh, kAllProfiles, dim,
                  "PREFIX_ENCODER: block size * head size <= 128 * 128",
-                 "self_attention.md 5.3 (InferShapePrefixDimCheck910B)", PrefixBlockTimesHeadSize),
+                 "docs/spec/self_attention.md 5.3 (InferShapePrefixDimCheck910B)", PrefixBlockTimesHeadSize),
     };
 }
 

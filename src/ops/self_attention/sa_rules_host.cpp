@@ -1,7 +1,7 @@
 // SelfAttention host-value rules (Setup): seqLen, kvSeqLen, tokenOffset and batchRunStatus are non-negative,
-// consistent with each other and with the tensors they index (self_attention.md 2, 3.2, 3.10, 5.3 kernel
-// checks; the seed's nTokens and atlas-inference sentences). Every rule here that reads a length assumes the
-// lengths are non-negative and passes otherwise: the *_non_negative rules report those.
+// consistent with each other and with the tensors they index (docs/spec/self_attention.md 2, 3.2, 3.10, 5.3
+// kernel checks; the seed's nTokens and atlas-inference sentences). Every rule here that reads a length
+// assumes the lengths are non-negative and passes otherwise: the *_non_negative rules report those.
 #include <algorithm>
 #include <numeric>
 
@@ -271,10 +271,11 @@ constexpr std::string_view kNTokens =
     "each batch. - Atlas inference products: In PA_ENCODER, the value is the sum of seq_len of all batches "
     "rounded up to an integer multiple of 16. - In other cases, the value is the sum of the seq_len values "
     "of all "
-    "batches rounded up to an integer multiple of 16.'; self_attention.md 3.10";
+    "batches rounded up to an integer multiple of 16.'; docs/spec/self_attention.md 3.10";
 constexpr std::string_view kPaTokens =
     "seed nTokens sentence (A2: sum; Atlas inference products, PA_ENCODER: sum rounded up to 16); "
-    "self_attention.md 3.10, 5.3 (950 Setup: sum(seqLen) matches the token dims); docs/decisions.md";
+    "docs/spec/self_attention.md 3.10, 5.3 (950 Setup: sum(seqLen) matches the token dims); "
+    "docs/decisions.md";
 
 }  // namespace
 
@@ -284,32 +285,34 @@ std::vector<SaRule> HostRules() {
     const ErrorType dim = ERROR_INVALID_TENSOR_DIM;
     return {
         MakeRule("sa.host.seq_len_non_negative", h, kAllProfiles, param,
-                 "every seqLen entry (query length) >= 0", "self_attention.md 3.2; kernel (qSeqLen min >= 0)",
-                 SeqLenNonNegative),
+                 "every seqLen entry (query length) >= 0",
+                 "docs/spec/self_attention.md 3.2; kernel (qSeqLen min >= 0)", SeqLenNonNegative),
         MakeRule("sa.host.kv_seq_len_non_negative", h, kAllProfiles, param,
                  "every key length (kvSeqLen, row 1 of a [2, B] seqLen) >= 0",
-                 "self_attention.md 3.2; kernel (kvSeqLen min >= 0)", KvSeqLenNonNegative),
+                 "docs/spec/self_attention.md 3.2; kernel (kvSeqLen min >= 0)", KvSeqLenNonNegative),
         MakeRule("sa.host.token_offset_non_negative", h, kAllProfiles, param, "every tokenOffset entry >= 0",
-                 "self_attention.md 2.1", TokenOffsetNonNegative),
+                 "docs/spec/self_attention.md 2.1", TokenOffsetNonNegative),
         MakeRule("sa.host.token_offset_covers_seq_len", h, kAllProfiles, param, "tokenOffset[b] >= seqLen[b]",
-                 "self_attention.md 3.2 (constraint tokenOffset >= seqLen)", TokenOffsetCoversSeqLen),
+                 "docs/spec/self_attention.md 3.2 (constraint tokenOffset >= seqLen)",
+                 TokenOffsetCoversSeqLen),
         MakeRule("sa.host.token_offset_within_cache", h, kAllProfiles, param,
                  "tokenOffset[b] <= the cache's max sequence length S",
-                 "self_attention.md 2.1 (caches hold positions [0, tokenOffset)); no read past the cache",
+                 "docs/spec/self_attention.md 2.1 (caches hold positions [0, tokenOffset)); no read past the "
+                 "cache",
                  TokenOffsetWithinCache),
         MakeRule("sa.host.batch_run_status_flags", h, kAllProfiles, param,
-                 "every batchRunStatus entry is 0 or 1", "self_attention.md 3.9; DECISIONS.md 15",
-                 BatchRunStatusFlags),
+                 "every batchRunStatus entry is 0 or 1",
+                 "docs/spec/self_attention.md 3.9; docs/spec/DECISIONS.md 15", BatchRunStatusFlags),
         MakeRule("sa.host.decoder_single_query", h, kAllProfiles, param,
                  "calcType DECODER: every seqLen[b] == 1",
-                 "self_attention.md 2.1 (seqLen 1 for DECODER); kernel (decoder types need q > 0)",
+                 "docs/spec/self_attention.md 2.1 (seqLen 1 for DECODER); kernel (decoder types need q > 0)",
                  DecoderSingleQuery),
         MakeRule("sa.host.fa_token_rows", h, kAllProfiles, dim,
                  "BSND FA modes: query token rows == sum(seqLen) (atlas-inference/training: "
                  "sum(roundup16(seqLen)))",
                  kNTokens, FlashTokenRows),
         MakeRule("sa.host.bnsd_query_rows", h, kAllProfiles, dim, "BNSD FA modes: seqLen[b] <= query.dims[2]",
-                 "self_attention.md 2.3 (rows 0..seqLen[b]-1 of q[b] are used)", BnsdQueryRows),
+                 "docs/spec/self_attention.md 2.3 (rows 0..seqLen[b]-1 of q[b] are used)", BnsdQueryRows),
         MakeRule(
             "sa.host.pa_token_rows", h, kAllProfiles, dim,
             "PA_ENCODER (BSND): query rows == sum(query lengths), key and value rows == sum(key lengths) "
@@ -317,7 +320,7 @@ std::vector<SaRule> HostRules() {
             kPaTokens, PaTokenRows),
         MakeRule("sa.host.pa_bnsd_lengths", h, kAllProfiles, dim,
                  "PA_ENCODER with TYPE_BNSD: query lengths <= query.dims[2], key lengths <= key.dims[2]",
-                 "self_attention.md 2.4", PaBnsdLengths),
+                 "docs/spec/self_attention.md 2.4", PaBnsdLengths),
         MakeRule(
             "sa.host.nz_encoder_qkv_3d", h, kNzProfiles, ERROR_INVALID_TENSOR_DIM_NUM,
             "atlas-inference and atlas-training PA_ENCODER (BSND): query, key and value 3 dims (checked at "
@@ -325,19 +328,19 @@ std::vector<SaRule> HostRules() {
             "ATB SelfAttentionEncoderFusionOpsRunner910A (q/k/v must be [nTokens, headNum, headSize])",
             NzEncoderQkv3d),
         MakeRule("sa.host.prefix_token_rows", h, kAllProfiles, dim,
-                 "PREFIX_ENCODER: query rows == sum(seqLen)", "self_attention.md 2.5 (Nq = sum seqLen)",
-                 PrefixTokenRows),
+                 "PREFIX_ENCODER: query rows == sum(seqLen)",
+                 "docs/spec/self_attention.md 2.5 (Nq = sum seqLen)", PrefixTokenRows),
         MakeRule("sa.host.prefix_kv_covers_q", h, kAllProfiles, param,
                  "PREFIX_ENCODER: kvSeqLen[b] >= seqLen[b]",
-                 "self_attention.md 2.5 (kvSeqLen = prefix + new tokens)", PrefixKvCoversQ),
+                 "docs/spec/self_attention.md 2.5 (kvSeqLen = prefix + new tokens)", PrefixKvCoversQ),
         MakeRule("sa.host.prefix_aligned", h, kAllProfiles, param,
                  "PREFIX_ENCODER: (kvSeqLen[b] - seqLen[b]) % 128 == 0",
-                 "self_attention.md 3.2, 5.3 (kernel)", PrefixAligned),
+                 "docs/spec/self_attention.md 3.2, 5.3 (kernel)", PrefixAligned),
         MakeRule("sa.host.prefix_block_size", h, kAllProfiles, dim, "PREFIX_ENCODER: block size 128",
-                 "self_attention.md 2.5, 5.3 (kernel: blockSize == 128)", PrefixBlockSize),
+                 "docs/spec/self_attention.md 2.5, 5.3 (kernel: blockSize == 128)", PrefixBlockSize),
         MakeRule("sa.host.prefix_block_table_width", h, kAllProfiles, dim,
                  "PREFIX_ENCODER: blockTables.dims[1] >= ceil(max(kvSeqLen) / block size)",
-                 "self_attention.md 3.2 (K_b[j] = key[blockTables[b][j / 128]][j % 128])",
+                 "docs/spec/self_attention.md 3.2 (K_b[j] = key[blockTables[b][j / 128]][j % 128])",
                  PrefixBlockTableWidth),
         MakeRule(
             "sa.host.q_equals_kv_inference", h, kInferenceOnly, param,
@@ -348,10 +351,10 @@ std::vector<SaRule> HostRules() {
             "sa.host.packed_kernel_q_kv", h, kA2Only, param,
             "atlas-a2 PA_ENCODER with KERNELTYPE_DEFAULT (BSND, not MLA) and dynamic-batch encoders: each "
             "running sequence has query length == key length, or 1",
-            "self_attention.md 3.2 (kernel type 10), 3.9 (kernel type 4)", PackedKernelQKv),
+            "docs/spec/self_attention.md 3.2 (kernel type 10), 3.9 (kernel type 4)", PackedKernelQKv),
         MakeRule("sa.host.logn_covers_rows", h, kAllProfiles, dim,
                  "logN has an entry per query row read (PA_ENCODER: longest query; DECODER: batch)",
-                 "self_attention.md 3.1 step 4, 5.3 (kernel logN length checks)", LognCoversRows),
+                 "docs/spec/self_attention.md 3.1 step 4, 5.3 (kernel logN length checks)", LognCoversRows),
     };
 }
 

@@ -1,7 +1,8 @@
-// SelfAttention mask rules: the accepted mask layouts per mask type and platform (self_attention.md 3.4, 3.5,
-// 5.3 PAMaskDimCheck/PAMaskDimCheckNz/NormMaskDimCheck/SWAMaskDimCheck, the kernels'
-// CheckNdMask/CheckNzMask), and that a mask covers every row and column the call reads. Whether values are
-// additive or 0/1 flags is the planner's business (DECISIONS.md 12).
+// SelfAttention mask rules: the accepted mask layouts per mask type and platform
+// (docs/spec/self_attention.md 3.4, 3.5, 5.3
+// PAMaskDimCheck/PAMaskDimCheckNz/NormMaskDimCheck/SWAMaskDimCheck, the kernels' CheckNdMask/CheckNzMask),
+// and that a mask covers every row and column the call reads. Whether values are additive or 0/1 flags is the
+// planner's business (docs/spec/DECISIONS.md 12).
 //
 // Layouts (B batch, H headNum, R rows >= the query rows read, C columns >= the keys read):
 //   NORM, SLIDING_WINDOW_NORM     ND [R, C], [B, R, C]; FRACTAL_NZ [1 or B, C/16, R, 16]
@@ -52,7 +53,7 @@ bool Is(const MaskShape& m, int64_t rows, int64_t cols) {
     return m.rows == rows && m.cols == cols;
 }
 
-// The "2048 long window" NORM_COMPRESS form of atlas-inference (self_attention.md 3.5): FRACTAL_NZ
+// The "2048 long window" NORM_COMPRESS form of atlas-inference (docs/spec/self_attention.md 3.5): FRACTAL_NZ
 // [1, 128, 2048, 16], or the ND [2048, 2048] the op converts to it (on atlas-350 ND [2048, 2048] is the
 // ordinary compressed mask).
 bool LongWindow(const S& s, const MaskShape& m) {
@@ -261,30 +262,32 @@ Verdict KvCoversQ(const S& s) {
 
 std::vector<SaRule> MaskRules() {
     return {
-        MakeRule("sa.mask.layout", Stage::kShape, kAllProfiles, ERROR_INVALID_TENSOR_DIM,
-                 "attentionMask has a layout its mask type accepts (see sa_rules_mask.cpp)",
-                 "self_attention.md 3.4, 3.5, 5.3 (PAMaskDimCheck, PAMaskDimCheckNz, NormMaskDimCheck, "
-                 "SWAMaskDimCheck; kernels CheckNdMask/CheckNzMask); seed: 'In the long sequence scenario, "
-                 "you can "
-                 "compress the mask.'",
-                 MaskLayout),
+        MakeRule(
+            "sa.mask.layout", Stage::kShape, kAllProfiles, ERROR_INVALID_TENSOR_DIM,
+            "attentionMask has a layout its mask type accepts (see sa_rules_mask.cpp)",
+            "docs/spec/self_attention.md 3.4, 3.5, 5.3 (PAMaskDimCheck, PAMaskDimCheckNz, NormMaskDimCheck, "
+            "SWAMaskDimCheck; kernels CheckNdMask/CheckNzMask); seed: 'In the long sequence scenario, "
+            "you can "
+            "compress the mask.'",
+            MaskLayout),
         MakeRule("sa.mask.alibi_compress_high_precision", Stage::kShape, kA2Only, ERROR_INVALID_PARAM,
                  "atlas-a2: a float16 alibi compress mask needs kernelType HIGH_PRECISION",
-                 "self_attention.md 5.3 (PAMaskDimCheck)", AlibiCompressHighPrecision),
+                 "docs/spec/self_attention.md 5.3 (PAMaskDimCheck)", AlibiCompressHighPrecision),
         MakeRule("sa.mask.slopes_heads", Stage::kShape, kAllProfiles, ERROR_INVALID_TENSOR_DIM,
-                 "slopes has headNum entries", "self_attention.md 2.4, 5.3 (InferShapePADimCheck)",
+                 "slopes has headNum entries", "docs/spec/self_attention.md 2.4, 5.3 (InferShapePADimCheck)",
                  SlopesHeads),
         MakeRule("sa.mask.long_window", Stage::kShape, kAllProfiles, ERROR_INVALID_PARAM,
                  "the 2048 long-window NORM_COMPRESS mask ([2048, 2048] or NZ [1, 128, 2048, 16]): "
                  "atlas-inference, "
                  "scaleType SCALE_TYPE_TOR",
-                 "self_attention.md 3.5, 5.3 (NormMaskDimCheck)", LongWindowMask),
+                 "docs/spec/self_attention.md 3.5, 5.3 (NormMaskDimCheck)", LongWindowMask),
         MakeRule(
             "sa.mask.covers_lengths", Stage::kHostValues, kAllProfiles, ERROR_INVALID_TENSOR_DIM,
             "an uncompressed mask has at least the query rows read (1 in DECODER) and max key length "
             "columns (rounded up to 16 for FRACTAL_NZ); an [headNum, R, 128] alibi compress mask R >= the "
             "longest query",
-            "self_attention.md 3.4 (kernel CheckNdMask/CheckNzMask: last dims cover maxQ and maxKv)",
+            "docs/spec/self_attention.md 3.4 (kernel CheckNdMask/CheckNzMask: last dims cover maxQ and "
+            "maxKv)",
             MaskCoversLengths),
         MakeRule("sa.mask.actual_max_seq_len", Stage::kHostValues, kInferenceOnly, ERROR_INVALID_TENSOR_DIM,
                  "atlas-inference: an uncompressed mask has exactly the rows and columns read (no larger)",
@@ -292,7 +295,7 @@ std::vector<SaRule> MaskRules() {
                  MaskActualMaxSeqLen),
         MakeRule("sa.mask.kv_covers_q", Stage::kHostValues, kAllProfiles, ERROR_INVALID_PARAM,
                  "with a mask tensor: max key length >= max query length",
-                 "self_attention.md 5.3 (kernel: maxKv >= maxQ for masked cases)", KvCoversQ),
+                 "docs/spec/self_attention.md 5.3 (kernel: maxKv >= maxQ for masked cases)", KvCoversQ),
     };
 }
 

@@ -1,7 +1,7 @@
-// SelfAttention mode requirements (CreateOperation, self_attention.md 5.1): what BNSD, MLA, sliding-window
-// attention, PREFIX_ENCODER and KERNELTYPE_EXP_M8V2 require of the param, and logN's calcType checks that ATB
-// makes at InferShape. Requirements another rule already enforces are named in that rule's source instead of
-// repeated here (a repeated rule could never be violated alone).
+// SelfAttention mode requirements (CreateOperation, docs/spec/self_attention.md 5.1): what BNSD, MLA,
+// sliding-window attention, PREFIX_ENCODER and KERNELTYPE_EXP_M8V2 require of the param, and logN's calcType
+// checks that ATB makes at InferShape. Requirements another rule already enforces are named in that rule's
+// source instead of repeated here (a repeated rule could never be violated alone).
 #include <cmath>
 
 #include "ops/self_attention/sa_geometry.h"
@@ -297,11 +297,11 @@ Verdict LognPaHighPrecision(const S& s) {
                    Int(s.param->kernelType));
 }
 
-constexpr std::string_view kBnsd = "self_attention.md 5.1 (BNSDParamCheck)";
-constexpr std::string_view kMla = "self_attention.md 5.1 (MlaParamCheck)";
-constexpr std::string_view kSwa = "self_attention.md 5.1 (SWAParamCheck)";
-constexpr std::string_view kPrefix = "self_attention.md 5.1 (PrefixEncoderParamCheck)";
-constexpr std::string_view kM8v2 = "self_attention.md 5.1 (ExpM8v2ParamCheck)";
+constexpr std::string_view kBnsd = "docs/spec/self_attention.md 5.1 (BNSDParamCheck)";
+constexpr std::string_view kMla = "docs/spec/self_attention.md 5.1 (MlaParamCheck)";
+constexpr std::string_view kSwa = "docs/spec/self_attention.md 5.1 (SWAParamCheck)";
+constexpr std::string_view kPrefix = "docs/spec/self_attention.md 5.1 (PrefixEncoderParamCheck)";
+constexpr std::string_view kM8v2 = "docs/spec/self_attention.md 5.1 (ExpM8v2ParamCheck)";
 
 }  // namespace
 
@@ -313,14 +313,15 @@ std::vector<SaRule> ModeRules() {
                  BnsdScaleTor),
         MakeRule("sa.param.bnsd_no_quant", p, kAllProfiles, e, "TYPE_BNSD: quantType 0", kBnsd, BnsdNoQuant),
         MakeRule("sa.param.prefix_bsnd", p, kAllProfiles, e, "PREFIX_ENCODER: inputLayout TYPE_BSND",
-                 "self_attention.md 5.1 (BNSDParamCheck and PrefixEncoderParamCheck)", PrefixBsnd),
+                 "docs/spec/self_attention.md 5.1 (BNSDParamCheck and PrefixEncoderParamCheck)", PrefixBsnd),
         MakeRule("sa.param.pa_bnsd_no_mla", p, kAllProfiles, e, "PA_ENCODER with TYPE_BNSD: mlaVHeadSize 0",
                  kBnsd, PaBnsdNoMla),
         MakeRule("sa.param.pa_bnsd_no_high_precision", p, kAllProfiles, e,
                  "PA_ENCODER with TYPE_BNSD: kernelType != HIGH_PRECISION", kBnsd, PaBnsdNoHighPrecision),
         MakeRule("sa.param.pa_bnsd_platform", p, kNotA2, e,
                  "PA_ENCODER with TYPE_BNSD: atlas-a2, or atlas-inference with KERNELTYPE_EXP_M8V2",
-                 "self_attention.md 5.1 (BNSDParamCheck; also 950's inputLayout check)", PaBnsdPlatform),
+                 "docs/spec/self_attention.md 5.1 (BNSDParamCheck; also 950's inputLayout check)",
+                 PaBnsdPlatform),
         MakeRule("sa.param.pa_bnsd_no_mask", p, kAllProfiles, e,
                  "PA_ENCODER with TYPE_BNSD and not EXP_M8V2: maskType UNDEFINED", kBnsd, PaBnsdNoMask),
         MakeRule("sa.param.bnsd_bypass", p, kAllProfiles, e,
@@ -330,7 +331,7 @@ std::vector<SaRule> ModeRules() {
                  "TYPE_BNSD with calcType UNDEFINED/ENCODER/DECODER: maskType != UNDEFINED", kBnsd,
                  FlashBnsdMask),
         MakeRule("sa.param.mla_pa_encoder_only", p, kAllProfiles, e, "mlaVHeadSize > 0: calcType PA_ENCODER",
-                 "self_attention.md 5.1 (MlaParamCheck; also PREFIX_ENCODER's mlaVHeadSize 0)",
+                 "docs/spec/self_attention.md 5.1 (MlaParamCheck; also PREFIX_ENCODER's mlaVHeadSize 0)",
                  MlaPaEncoderOnly),
         MakeRule("sa.param.mla_mask_types", p, kAllProfiles, e,
                  "mlaVHeadSize > 0: maskType UNDEFINED, NORM, SLIDING_WINDOW_NORM or SLIDING_WINDOW_COMPRESS",
@@ -341,16 +342,16 @@ std::vector<SaRule> ModeRules() {
                  MlaNoClamp),
         MakeRule("sa.param.mla_v_head_size_max", p, kAllProfiles, e, "mlaVHeadSize <= 576", kMla,
                  MlaVHeadSizeMax),
-        MakeRule(
-            "sa.param.swa_cache_type_needs_swa", p, kAllProfiles, e,
-            "cacheType CACHE_TYPE_SWA only with sliding-window attention",
-            "self_attention.md 5.1 (SWAParamCheck; also PREFIX_ENCODER's, EXP_M8V2's and 950's cacheType)",
-            SwaCacheTypeNeedsSwa),
-        MakeRule(
-            "sa.param.swa_window_mask_pair", p, kAllProfiles, e,
-            "windowSize > 0 if and only if maskType is SLIDING_WINDOW_NORM or SLIDING_WINDOW_COMPRESS",
-            "self_attention.md 5.1 (SWAParamCheck; also PREFIX_ENCODER's, EXP_M8V2's and 950's windowSize 0)",
-            SwaWindowMaskPair),
+        MakeRule("sa.param.swa_cache_type_needs_swa", p, kAllProfiles, e,
+                 "cacheType CACHE_TYPE_SWA only with sliding-window attention",
+                 "docs/spec/self_attention.md 5.1 (SWAParamCheck; also PREFIX_ENCODER's, EXP_M8V2's and "
+                 "950's cacheType)",
+                 SwaCacheTypeNeedsSwa),
+        MakeRule("sa.param.swa_window_mask_pair", p, kAllProfiles, e,
+                 "windowSize > 0 if and only if maskType is SLIDING_WINDOW_NORM or SLIDING_WINDOW_COMPRESS",
+                 "docs/spec/self_attention.md 5.1 (SWAParamCheck; also PREFIX_ENCODER's, EXP_M8V2's and "
+                 "950's windowSize 0)",
+                 SwaWindowMaskPair),
         MakeRule("sa.param.swa_compress_not_decoder", p, kAllProfiles, e,
                  "SLIDING_WINDOW_COMPRESS: calcType != DECODER", kSwa, SwaCompressNotDecoder),
         MakeRule("sa.param.swa_no_dynamic_batch", p, kAllProfiles, e,
@@ -405,11 +406,11 @@ std::vector<SaRule> ModeRules() {
                  "KERNELTYPE_EXP_M8V2: scaleType SCALE_TYPE_TOR", kM8v2, M8v2ScaleTor),
         MakeRule("sa.param.logn_calc_type", Stage::kTensorCount, kAllProfiles, e,
                  "scaleType SCALE_TYPE_LOGN: calcType PA_ENCODER or DECODER (checked at InferShape)",
-                 "self_attention.md 5.3 (InferLogNCheck)", LognCalcType),
+                 "docs/spec/self_attention.md 5.3 (InferLogNCheck)", LognCalcType),
         MakeRule(
             "sa.param.logn_pa_high_precision", Stage::kTensorCount, kA2Only, e,
             "atlas-a2, PA_ENCODER with logN: kernelType KERNELTYPE_HIGH_PRECISION (checked at InferShape)",
-            "self_attention.md 5.3 (InferLogNCheck)", LognPaHighPrecision),
+            "docs/spec/self_attention.md 5.3 (InferLogNCheck)", LognPaHighPrecision),
     };
 }
 

@@ -1,5 +1,5 @@
 // SelfAttention param rules (CreateOperation): the ranges of the param's fields and the checks ATB makes for
-// every calcType (self_attention.md 5.1), the seed's GQA sentence, DECISIONS.md 14.
+// every calcType (docs/spec/self_attention.md 5.1), the seed's GQA sentence, docs/spec/DECISIONS.md 14.
 #include <cstdint>
 #include <limits>
 
@@ -15,7 +15,7 @@ using rules::Stage;
 using rules::Verdict;
 using S = SaSubject;
 
-constexpr std::string_view kCreate = "self_attention.md 5.1 (CreateOperation)";
+constexpr std::string_view kCreate = "docs/spec/self_attention.md 5.1 (CreateOperation)";
 
 template <class E>
 Verdict InRange(const char* field, E value, int low, int high) {
@@ -153,59 +153,62 @@ std::vector<SaRule> ParamRules() {
     const ErrorType e = ERROR_INVALID_PARAM;
     return {
         MakeRule("sa.param.rsv_zero", p, kAllProfiles, e, "rsv is all zero",
-                 "self_attention.md 5.1 (OP_PARAM_RSV_CHECK)", RsvZero),
+                 "docs/spec/self_attention.md 5.1 (OP_PARAM_RSV_CHECK)", RsvZero),
         MakeRule("sa.param.head_num_positive", p, kAllProfiles, e, "headNum > 0", kCreate, HeadNumPositive),
         MakeRule("sa.param.kv_head_num_non_negative", p, kAllProfiles, e, "kvHeadNum >= 0 (0 means headNum)",
                  kCreate, KvHeadNumNonNegative),
-        MakeRule(
-            "sa.param.gqa_head_num_divisible", p, kAllProfiles, e,
-            "kvHeadNum == 0 or headNum % kvHeadNum == 0 (hence headNum >= kvHeadNum)",
-            "seed: 'To use the GQA mode, the following conditions must be met: headNum > kvHeadNum; "
-            "headNum%kvHeadNum == 0'; self_attention.md 5.1 (also PREFIX_ENCODER's headNum >= kvHeadNum)",
-            GqaHeadNumDivisible),
+        MakeRule("sa.param.gqa_head_num_divisible", p, kAllProfiles, e,
+                 "kvHeadNum == 0 or headNum % kvHeadNum == 0 (hence headNum >= kvHeadNum)",
+                 "seed: 'To use the GQA mode, the following conditions must be met: headNum > kvHeadNum; "
+                 "headNum%kvHeadNum == 0'; docs/spec/self_attention.md 5.1 (also PREFIX_ENCODER's headNum >= "
+                 "kvHeadNum)",
+                 GqaHeadNumDivisible),
         MakeRule("sa.param.calc_type_range", p, kAllProfiles, e,
                  "calcType in [UNDEFINED (0), PREFIX_ENCODER (4)]",
-                 "self_attention.md 1.1 (enum CalcType); docs/decisions.md", CalcTypeRange),
+                 "docs/spec/self_attention.md 1.1 (enum CalcType); docs/decisions.md", CalcTypeRange),
         MakeRule("sa.param.kernel_type_range", p, kAllProfiles, e,
                  "kernelType in [KERNELTYPE_DEFAULT (0), KERNELTYPE_EXP_M8V2 (2)]",
-                 "self_attention.md 5.1 (KernelTypeRangeCheck)", KernelTypeRange),
-        MakeRule(
-            "sa.param.mask_type_range", p, kAllProfiles, e, "maskType in [UNDEFINED (0), CAUSAL_MASK (9)]",
-            "self_attention.md 1.1 (enum MaskType); seed 'How to select a mask' (full phase NORM or ALIBI, "
-            "incremental phase UNDEFINED, NORM or ALIBI: every type is accepted in both phases)",
-            MaskTypeRange),
+                 "docs/spec/self_attention.md 5.1 (KernelTypeRangeCheck)", KernelTypeRange),
+        MakeRule("sa.param.mask_type_range", p, kAllProfiles, e,
+                 "maskType in [UNDEFINED (0), CAUSAL_MASK (9)]",
+                 "docs/spec/self_attention.md 1.1 (enum MaskType); seed 'How to select a mask' (full phase "
+                 "NORM or ALIBI, "
+                 "incremental phase UNDEFINED, NORM or ALIBI: every type is accepted in both phases)",
+                 MaskTypeRange),
         MakeRule("sa.param.clamp_type_range", p, kAllProfiles, e, "clampType in [UNDEFINED (0), MIN_MAX (1)]",
-                 "self_attention.md 1.1 (enum ClampType); docs/decisions.md", ClampTypeRange),
+                 "docs/spec/self_attention.md 1.1 (enum ClampType); docs/decisions.md", ClampTypeRange),
         MakeRule("sa.param.kv_cache_cfg_range", p, kAllProfiles, e,
                  "kvcacheCfg is K_CACHE_V_CACHE (0) or K_BYPASS_V_BYPASS (1)", kCreate, KvCacheCfgRange),
         MakeRule("sa.param.scale_type_range", p, kAllProfiles, e,
                  "scaleType is SCALE_TYPE_TOR (0) or SCALE_TYPE_LOGN (1)", kCreate, ScaleTypeRange),
         MakeRule("sa.param.input_layout_range", p, kAllProfiles, e,
                  "inputLayout is TYPE_BSND (0) or TYPE_BNSD (1)",
-                 "self_attention.md 5.1 (InputLayoutRangeCheck)", InputLayoutRange),
+                 "docs/spec/self_attention.md 5.1 (InputLayoutRangeCheck)", InputLayoutRange),
         MakeRule("sa.param.cache_type_range", p, kAllProfiles, e,
                  "cacheType is CACHE_TYPE_NORM (0) or CACHE_TYPE_SWA (1)",
-                 "self_attention.md 1.1 (enum CacheType); 5.2 (950: cacheType != NORM)", CacheTypeRange),
+                 "docs/spec/self_attention.md 1.1 (enum CacheType); 5.2 (950: cacheType != NORM)",
+                 CacheTypeRange),
         MakeRule("sa.param.quant_type_range", p, kAllProfiles, e, "quantType in [0, 3]",
-                 "self_attention.md 1.1 (enum QuantType); docs/decisions.md", QuantTypeRange),
+                 "docs/spec/self_attention.md 1.1 (enum QuantType); docs/decisions.md", QuantTypeRange),
         MakeRule("sa.param.triu_mask_range", p, kAllProfiles, e, "isTriuMask is 0 or 1",
-                 "self_attention.md 1.1 (kernel accepts only 0/1)", TriuMaskRange),
+                 "docs/spec/self_attention.md 1.1 (kernel accepts only 0/1)", TriuMaskRange),
         MakeRule("sa.param.window_size_range", p, kAllProfiles, e, "windowSize <= INT32_MAX",
-                 "self_attention.md 1.1 (the kernels take windowSize as int32)", WindowSizeRange),
+                 "docs/spec/self_attention.md 1.1 (the kernels take windowSize as int32)", WindowSizeRange),
         MakeRule("sa.param.quant_not_dequant_fusion", p, kAllProfiles, e,
                  "quantType != TYPE_DEQUANT_FUSION (1)", kCreate, NotDequantFusion),
         MakeRule("sa.param.quant_out_data_type", p, kAllProfiles, e,
                  "QKV quant (quantType 2, 3): outDataType is ACL_FLOAT16 or ACL_BF16", kCreate,
                  QuantOutDataType),
-        MakeRule("sa.param.quant_pa_encoder_only", p, kAllProfiles, e,
-                 "QKV quant (quantType 2, 3): calcType PA_ENCODER",
-                 "self_attention.md 5.1 (also PREFIX_ENCODER's quantType 0 and the 950 quant check)",
-                 QuantPaEncoderOnly),
+        MakeRule(
+            "sa.param.quant_pa_encoder_only", p, kAllProfiles, e,
+            "QKV quant (quantType 2, 3): calcType PA_ENCODER",
+            "docs/spec/self_attention.md 5.1 (also PREFIX_ENCODER's quantType 0 and the 950 quant check)",
+            QuantPaEncoderOnly),
         MakeRule("sa.param.quant_scale_tor", p, kAllProfiles, e,
                  "QKV quant (quantType 2, 3): scaleType SCALE_TYPE_TOR", kCreate, QuantScaleTor),
         MakeRule("sa.param.pa_encoder_no_bypass", p, kAllProfiles, e,
                  "calcType PA_ENCODER: kvcacheCfg K_CACHE_V_CACHE",
-                 "self_attention.md 5.1 (also 950's kvcacheCfg)", PaEncoderNoBypass),
+                 "docs/spec/self_attention.md 5.1 (also 950's kvcacheCfg)", PaEncoderNoBypass),
         MakeRule("sa.param.alibi_compress_encoders_only", p, kAllProfiles, e,
                  "alibi compress masks (4, 5, 6): calcType PA_ENCODER or PREFIX_ENCODER", kCreate,
                  AlibiCompressEncodersOnly),
@@ -213,10 +216,10 @@ std::vector<SaRule> ParamRules() {
                  kCreate, TriuNeedsMask),
         MakeRule("sa.param.causal_mask_prefix_only", p, kAllProfiles, e,
                  "maskType CAUSAL_MASK (9): calcType PREFIX_ENCODER",
-                 "DECISIONS.md 14; self_attention.md 3.7", CausalMaskPrefixOnly),
+                 "docs/spec/DECISIONS.md 14; docs/spec/self_attention.md 3.7", CausalMaskPrefixOnly),
         MakeRule("sa.param.dynamic_batch_not_bypass", p, kAllProfiles, e,
                  "batchRunStatusEnable: kvcacheCfg K_CACHE_V_CACHE (dynamic batch is unsupported in bypass)",
-                 "self_attention.md 2.2 and 7 (reject); docs/decisions.md", DynamicBatchNotBypass),
+                 "docs/spec/self_attention.md 2.2 and 7 (reject); docs/decisions.md", DynamicBatchNotBypass),
     };
 }
 

@@ -1,6 +1,6 @@
-// What each platform profile does not support (CreateOperation): self_attention.md 5.2 (DeviceParamCheck,
-// ParamCheck950) and the seed's sentence on Atlas training products. Checks of 5.2 that another rule already
-// makes for the profile are named in that rule's source.
+// What each platform profile does not support (CreateOperation): docs/spec/self_attention.md 5.2
+// (DeviceParamCheck, ParamCheck950) and the seed's sentence on Atlas training products. Checks of 5.2 that
+// another rule already makes for the profile are named in that rule's source.
 #include "ops/self_attention/sa_geometry.h"
 #include "ops/self_attention/sa_rules.h"
 
@@ -69,11 +69,11 @@ Verdict MaskTypes350(const S& s) {
                    static_cast<int>(m));
 }
 
-constexpr std::string_view kDevice = "self_attention.md 5.2 (DeviceParamCheck)";
+constexpr std::string_view kDevice = "docs/spec/self_attention.md 5.2 (DeviceParamCheck)";
 constexpr std::string_view kTrainingSeed =
     "seed: 'The Atlas training products support only PA_ENCODER and basic functions and do not support "
     "functions "
-    "listed in Functions.'; self_attention.md 5.2 (910A calcType, ParamCheck950 calcType)";
+    "listed in Functions.'; docs/spec/self_attention.md 5.2 (910A calcType, ParamCheck950 calcType)";
 
 }  // namespace
 
@@ -85,19 +85,22 @@ std::vector<SaRule> PlatformRules() {
     return {
         MakeRule("sa.param.left_align_a2_only", p, kNotA2, e,
                  "maskType ALIBI_COMPRESS_LEFT_ALIGN: atlas-a2 only", kDevice, LeftAlignA2Only),
-        MakeRule("sa.param.clamp_a2_only", p, kNotA2, e, "clampType MIN_MAX: atlas-a2 only",
-                 "self_attention.md 5.2 (DeviceParamCheck, ParamCheck950 clamp; EXP_M8V2's clampType)",
-                 ClampA2Only),
         MakeRule(
-            "sa.param.quant_a2_only", p, kNotA2, e, "QKV quant: atlas-a2 only",
-            "self_attention.md 5.2 (DeviceParamCheck; 310P NORM_COMPRESS without quant; ParamCheck950 quant; "
-            "EXP_M8V2's quantType)",
-            QuantA2Only),
-        MakeRule("sa.param.dynamic_batch_a2_only", p, kNotA2, e, "batchRunStatusEnable: atlas-a2 only",
-                 "self_attention.md 5.2 (DeviceParamCheck, ParamCheck950; EXP_M8V2's dynamic batch)",
-                 DynamicBatchA2Only),
+            "sa.param.clamp_a2_only", p, kNotA2, e, "clampType MIN_MAX: atlas-a2 only",
+            "docs/spec/self_attention.md 5.2 (DeviceParamCheck, ParamCheck950 clamp; EXP_M8V2's clampType)",
+            ClampA2Only),
+        MakeRule("sa.param.quant_a2_only", p, kNotA2, e, "QKV quant: atlas-a2 only",
+                 "docs/spec/self_attention.md 5.2 (DeviceParamCheck; 310P NORM_COMPRESS without quant; "
+                 "ParamCheck950 quant; "
+                 "EXP_M8V2's quantType)",
+                 QuantA2Only),
+        MakeRule(
+            "sa.param.dynamic_batch_a2_only", p, kNotA2, e, "batchRunStatusEnable: atlas-a2 only",
+            "docs/spec/self_attention.md 5.2 (DeviceParamCheck, ParamCheck950; EXP_M8V2's dynamic batch)",
+            DynamicBatchA2Only),
         MakeRule("sa.param.mla_a2_only", p, kNotA2, e, "mlaVHeadSize > 0: atlas-a2 only",
-                 "self_attention.md 5.1 (MlaParamCheck), 5.2 (ParamCheck950 mlaVHeadSize; EXP_M8V2's MLA)",
+                 "docs/spec/self_attention.md 5.1 (MlaParamCheck), 5.2 (ParamCheck950 mlaVHeadSize; "
+                 "EXP_M8V2's MLA)",
                  MlaA2Only),
         MakeRule("sa.param.pa_encoder_only", p, training350, e,
                  "atlas-training and atlas-350: calcType PA_ENCODER only", kTrainingSeed, PaEncoderOnly),
@@ -106,10 +109,10 @@ std::vector<SaRule> PlatformRules() {
         MakeRule("sa.param.swa_unsupported", p, trainingOnly, e, "atlas-training: windowSize 0", kDevice,
                  NoSlidingWindow),
         MakeRule("sa.param.logn_unsupported", p, training350, e, "atlas-training and atlas-350: no logN",
-                 "self_attention.md 5.2 (910A logN, ParamCheck950 scaleType)", NoLogn),
+                 "docs/spec/self_attention.md 5.2 (910A logN, ParamCheck950 scaleType)", NoLogn),
         MakeRule("sa.param.mask_types_350", p, k350Only, e,
                  "atlas-350: maskType UNDEFINED, NORM, ALIBI or NORM_COMPRESS",
-                 "self_attention.md 5.2 (ParamCheck950 maskType and windowSize)", MaskTypes350),
+                 "docs/spec/self_attention.md 5.2 (ParamCheck950 maskType and windowSize)", MaskTypes350),
     };
 }
 

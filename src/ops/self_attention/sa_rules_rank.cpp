@@ -1,7 +1,7 @@
-// SelfAttention rank rules: the number of dims of every input per mode (self_attention.md 2, 5.3; the seed's
-// first two sentences). Later stages index only the dims these rules vouch for. Status codes follow ATB:
-// ERROR_INVALID_TENSOR_SIZE for the PA_ENCODER and PA-mask checks, ERROR_INVALID_TENSOR_DIM_NUM elsewhere,
-// ERROR_INVALID_TENSOR_DIM where ATB reports a rank through its dim checks.
+// SelfAttention rank rules: the number of dims of every input per mode (docs/spec/self_attention.md 2, 5.3;
+// the seed's first two sentences). Later stages index only the dims these rules vouch for. Status codes
+// follow ATB: ERROR_INVALID_TENSOR_SIZE for the PA_ENCODER and PA-mask checks, ERROR_INVALID_TENSOR_DIM_NUM
+// elsewhere, ERROR_INVALID_TENSOR_DIM where ATB reports a rank through its dim checks.
 #include <array>
 #include <initializer_list>
 #include <span>
@@ -222,67 +222,68 @@ std::vector<SaRule> RankRules() {
             "query: 2 or 4 dims (UNDEFINED/ENCODER/DECODER, BSND), 4 (BNSD), 2 or 3 (PREFIX_ENCODER)",
             "seed: 'In non-PA_ENCODER mode, the query, key, and value of Atlas A2 inference products can be "
             "two-dimensional [nTokens, hiddenSize] or four-dimensional [batch, seq_len, head_num, "
-            "head_size].'; self_attention.md 5.3 (InferShapeDimNumCheck, BNSD, PREFIX)",
+            "head_size].'; docs/spec/self_attention.md 5.3 (InferShapeDimNumCheck, BNSD, PREFIX)",
             QueryRank),
-        MakeRule("sa.rank.fa_key_value", r, kAllProfiles, dimNum,
-                 "KV cache in the op: key and value 2 or 4 dims",
-                 "seed (non-PA_ENCODER q/k/v 2-D or 4-D); self_attention.md 2.1", FlashKeyValueRank),
+        MakeRule(
+            "sa.rank.fa_key_value", r, kAllProfiles, dimNum, "KV cache in the op: key and value 2 or 4 dims",
+            "seed (non-PA_ENCODER q/k/v 2-D or 4-D); docs/spec/self_attention.md 2.1", FlashKeyValueRank),
         MakeRule("sa.rank.fa_same_rank", r, kAllProfiles, dimNum,
                  "KV cache in the op: query, key and value have the same number of dims",
                  "docs/decisions.md (ATB's output shape reads value.dims[3] for a 4-D query)", FlashSameRank),
         MakeRule(
             "sa.rank.fa_cache", r, kAllProfiles, dimNum,
             "cacheK, cacheV: 4 dims (3 with dynamic batch) on atlas-a2; 5 on atlas-inference and with BNSD",
-            "self_attention.md 2.1, 2.3, 5.3 (InferShapeDimNumCheck, InferShapeDimNumCheckBNSD)",
+            "docs/spec/self_attention.md 2.1, 2.3, 5.3 (InferShapeDimNumCheck, InferShapeDimNumCheckBNSD)",
             FlashCacheRanks),
         MakeRule("sa.rank.fa_lengths", r, kAllProfiles, dimNum,
-                 "tokenOffset, seqLen, layerId, batchRunStatus: 1 dim", "self_attention.md 2.1, 5.3",
-                 FlashLengthRanks),
+                 "tokenOffset, seqLen, layerId, batchRunStatus: 1 dim",
+                 "docs/spec/self_attention.md 2.1, 5.3", FlashLengthRanks),
         MakeRule(
             "sa.rank.pa_encoder_query", r, rules::ProfileSet::AllBut({Platform::kAtlas350}), size,
             "PA_ENCODER (BSND) query: 2 or 3 dims on atlas-a2, 3 on atlas-inference and atlas-training",
             "seed: 'In PA_ENCODER mode, the query, key, and value of Atlas A2 inference products can be "
             "two-dimensional [nTokens, hiddenSize] or three-dimensional [nTokens, head_num, head_size].'; "
-            "self_attention.md 5.3 (InferShapePADimNumCheck; MLA kernel: q 2 or 3 dims); NZ encoder runner",
+            "docs/spec/self_attention.md 5.3 (InferShapePADimNumCheck; MLA kernel: q 2 or 3 dims); NZ "
+            "encoder runner",
             PaQueryRank),
         MakeRule(
             "sa.rank.pa_encoder_same_rank", r, rules::ProfileSet::AllBut({Platform::kAtlas350}), size,
             "PA_ENCODER (BSND): key and value have the query's number of dims",
             "seed: 'In PA_ENCODER, the number of dimensions of query, key, and value must be the same.'; "
-            "self_attention.md 5.3",
+            "docs/spec/self_attention.md 5.3",
             PaSameRank),
         MakeRule("sa.rank.pa_encoder_350", r, k350Only, dim, "atlas-350 PA_ENCODER: query, key, value 3 dims",
-                 "self_attention.md 2.4 (950: q/k/v [N, Hn, D]), 5.3 (HeadSizeDimCheck910B, 950)",
+                 "docs/spec/self_attention.md 2.4 (950: q/k/v [N, Hn, D]), 5.3 (HeadSizeDimCheck910B, 950)",
                  Pa350Ranks),
         MakeRule("sa.rank.pa_encoder_seq_len", r, kAllProfiles, dimNum, "PA_ENCODER: seqLen 1 or 2 dims",
-                 "self_attention.md 2.4, 5.3", PaSeqLenRank),
+                 "docs/spec/self_attention.md 2.4, 5.3", PaSeqLenRank),
         MakeRule("sa.rank.pa_encoder_slopes", r, kAllProfiles, size, "PA_ENCODER: slopes 1 dim",
-                 "self_attention.md 5.3 (InferShapePADimNumCheck)", PaSlopesRank),
+                 "docs/spec/self_attention.md 5.3 (InferShapePADimNumCheck)", PaSlopesRank),
         MakeRule("sa.rank.pa_bnsd", r, kAllProfiles, dimNum,
                  "PA_ENCODER with TYPE_BNSD: query and key 4 dims",
-                 "self_attention.md 2.4, 5.3 (InferShapePADimNumCheckBNSD)", PaBnsdRanks),
+                 "docs/spec/self_attention.md 2.4, 5.3 (InferShapePADimNumCheckBNSD)", PaBnsdRanks),
         MakeRule("sa.rank.pa_bnsd_value", r, kAllProfiles, dim,
                  "PA_ENCODER with TYPE_BNSD: value has key's shape",
-                 "self_attention.md 5.3 (InferShapePADimCheckBNSD: key and value descs equal)",
+                 "docs/spec/self_attention.md 5.3 (InferShapePADimCheckBNSD: key and value descs equal)",
                  PaBnsdValueMatchesKey),
         MakeRule(
             "sa.rank.prefix", r, kAllProfiles, dimNum,
             "PREFIX_ENCODER: key 3 or 4 dims, value as key, blockTables 2, seqLen, kvSeqLen and slopes 1",
-            "self_attention.md 2.5, 5.3 (InferShapePrefixDimNumCheck910B)", PrefixRanks),
+            "docs/spec/self_attention.md 2.5, 5.3 (InferShapePrefixDimNumCheck910B)", PrefixRanks),
         MakeRule(
             "sa.rank.mask", r, kAllProfiles, size,
             "attentionMask: 2 to 4 dims; 2 for NORM_COMPRESS outside the FA modes; alibi compress 2 or 3 "
             "(4, FRACTAL_NZ, on atlas-inference and atlas-training); FRACTAL_NZ masks 4",
-            "self_attention.md 5.3 (PAMaskDimCheck, PAMaskDimCheckNz, NormMaskDimCheck, "
+            "docs/spec/self_attention.md 5.3 (PAMaskDimCheck, PAMaskDimCheckNz, NormMaskDimCheck, "
             "InferShapeMaskDimNumCheck)",
             MaskRank),
         MakeRule("sa.rank.bnsd_mask", r, kAllProfiles, dimNum,
                  "TYPE_BNSD outside PA_ENCODER: mask 2 to 4 dims",
-                 "self_attention.md 5.3 (InferShapeDimNumCheckBNSD)", BnsdMaskRank),
+                 "docs/spec/self_attention.md 5.3 (InferShapeDimNumCheckBNSD)", BnsdMaskRank),
         MakeRule("sa.rank.quant_scales", r, kAllProfiles, dim, "qkDescale, vpvDescale and pScale: 1 dim",
-                 "self_attention.md 5.3 (InferQKVQuantDimCheck)", QuantScaleRanks),
+                 "docs/spec/self_attention.md 5.3 (InferQKVQuantDimCheck)", QuantScaleRanks),
         MakeRule("sa.rank.logn", r, kAllProfiles, dim, "logN: 1 dim",
-                 "self_attention.md 5.3 (InferLogNCheck)", LognRank),
+                 "docs/spec/self_attention.md 5.3 (InferLogNCheck)", LognRank),
     };
 }
 

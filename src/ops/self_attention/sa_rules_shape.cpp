@@ -1,5 +1,5 @@
 // SelfAttention shape rules: how the dims of q/k/v, caches, block tables and length tensors relate, per mode
-// (self_attention.md 2, 5.3). Head sizes and their limits are in sa_rules_head_size.cpp, masks in
+// (docs/spec/self_attention.md 2, 5.3). Head sizes and their limits are in sa_rules_head_size.cpp, masks in
 // sa_rules_mask.cpp.
 #include "ops/self_attention/sa_geometry.h"
 #include "ops/self_attention/sa_rules.h"
@@ -241,7 +241,7 @@ Verdict BatchLimitInference(const S& s) {
     return Require(batch <= 2000, "atlas-inference runs 0 < batch <= 2000 sequences, got ", batch);
 }
 
-constexpr std::string_view kFaDims = "self_attention.md 2.1, 5.3 (InferShapeDimCheck)";
+constexpr std::string_view kFaDims = "docs/spec/self_attention.md 2.1, 5.3 (InferShapeDimCheck)";
 
 }  // namespace
 
@@ -251,63 +251,70 @@ std::vector<SaRule> ShapeRules() {
     return {
         MakeRule("sa.shape.fa_hidden_matches_cache", sh, kAllProfiles, dim,
                  "KV cache in the op: key and value hidden sizes equal cacheK's and cacheV's",
-                 "self_attention.md 5.3 (InferShapeHiddenSizeCheck)", HiddenMatchesCache),
+                 "docs/spec/self_attention.md 5.3 (InferShapeHiddenSizeCheck)", HiddenMatchesCache),
         MakeRule(
             "sa.shape.fa_hidden_multiple_of_16", sh, kAllProfiles, dim,
             "KV cache in the op: key and value hidden sizes are multiples of 16",
             "seed: 'The hidden size must be a multiple of 16 in non-PA ENCODER and non-bypass scenarios.'; "
-            "self_attention.md 5.3 (InferShapeHiddenSizeCheck; PREFIX_ENCODER: implied by its head sizes)",
+            "docs/spec/self_attention.md 5.3 (InferShapeHiddenSizeCheck; PREFIX_ENCODER: implied by its head "
+            "sizes)",
             HiddenMultipleOf16),
         MakeRule("sa.shape.cache_pair", sh, kAllProfiles, dim,
                  "cacheK and cacheV have the same dims (except the hidden size of ND BSND caches)",
-                 "self_attention.md 5.3 (InferShapeDimCheck, BNSD TensorDescEqual, HeadSizeDimCheck310P)",
+                 "docs/spec/self_attention.md 5.3 (InferShapeDimCheck, BNSD TensorDescEqual, "
+                 "HeadSizeDimCheck310P)",
                  CachePair),
         MakeRule("sa.shape.nz_cache_tile", sh, kAllProfiles, dim, "FRACTAL_NZ caches: last dim 16",
-                 "self_attention.md 2.1, 5.3 (BNSD 310P: cache.dim4 == 16; NZ kernel)", NzCacheTile),
+                 "docs/spec/self_attention.md 2.1, 5.3 (BNSD 310P: cache.dim4 == 16; NZ kernel)",
+                 NzCacheTile),
         MakeRule("sa.shape.fa_batch", sh, kAllProfiles, dim,
                  "BSND FA modes: tokenOffset, seqLen, batchRunStatus have cacheK's batch entries", kFaDims,
                  FlashBatch),
         MakeRule("sa.shape.bnsd_batch", sh, kAllProfiles, dim,
                  "BNSD FA: cache batch (dims[1]; dims[1] / kvHeadNum for NZ) and tokenOffset, seqLen, "
                  "batchRunStatus lengths equal query.dims[0]",
-                 "self_attention.md 2.3, 5.3 (InferShapeBypassDimCheckBNSD910B/310P)", BnsdBatch),
+                 "docs/spec/self_attention.md 2.3, 5.3 (InferShapeBypassDimCheckBNSD910B/310P)", BnsdBatch),
         MakeRule("sa.shape.fa_token_rows", sh, kAllProfiles, dim,
                  "KV cache in the op: query, key and value have the same token rows",
                  "docs/decisions.md (the op writes key/value rows of the query's tokens)", FlashTokenRows),
         MakeRule("sa.shape.pa_key_value_pair", sh, kAllProfiles, dim,
                  "PA_ENCODER: key and value have the same dims except the last",
-                 "self_attention.md 5.3 (InferShapePADimCheck)", PaKeyValuePair),
+                 "docs/spec/self_attention.md 5.3 (InferShapePADimCheck)", PaKeyValuePair),
         MakeRule("sa.shape.prefix_key_value_pair", sh, kAllProfiles, dim,
                  "PREFIX_ENCODER: key and value caches have the same dims except the last",
                  "docs/decisions.md (values are read at the keys' block and slot)", PrefixKeyValuePair),
         MakeRule("sa.shape.seq_len_rows", sh, kAllProfiles, dim, "PA_ENCODER: a 2-D seqLen is [2, batch]",
-                 "self_attention.md 2.4, 5.3", SeqLenRows),
+                 "docs/spec/self_attention.md 2.4, 5.3", SeqLenRows),
         MakeRule("sa.shape.pa_bnsd_batch", sh, kAllProfiles, dim,
                  "PA_ENCODER with TYPE_BNSD: query.dims[0] and key.dims[0] equal seqLen's batch",
-                 "self_attention.md 5.3 (InferShapePADimCheckBNSD)", PaBnsdBatch),
+                 "docs/spec/self_attention.md 5.3 (InferShapePADimCheckBNSD)", PaBnsdBatch),
         MakeRule("sa.shape.prefix_batch", sh, kAllProfiles, dim,
                  "PREFIX_ENCODER: seqLen and kvSeqLen have blockTables.dims[0] entries",
-                 "self_attention.md 5.3 (InferShapePrefixDimCheck910B)", PrefixBatch),
+                 "docs/spec/self_attention.md 5.3 (InferShapePrefixDimCheck910B)", PrefixBatch),
         MakeRule("sa.shape.quant_scales_heads", sh, kAllProfiles, dim,
                  "qkDescale, vpvDescale and pScale have headNum entries",
-                 "self_attention.md 3.8, 5.3 (InferQKVQuantDimCheck: positions from the end of the inputs)",
+                 "docs/spec/self_attention.md 3.8, 5.3 (InferQKVQuantDimCheck: positions from the end of the "
+                 "inputs)",
                  QuantScaleHeads),
         MakeRule("sa.shape.query_heads", sh, kAllProfiles, dim,
                  "query's head dim is headNum (a 2-D query's hidden size is a multiple of headNum)",
                  "seed (query [batch, seq_len, head_num, head_size] / [nTokens, head_num, head_size]); "
-                 "self_attention.md 5.3 (BNSD and 950 headNum checks)",
+                 "docs/spec/self_attention.md 5.3 (BNSD and 950 headNum checks)",
                  QueryHeads),
-        MakeRule("sa.shape.kv_heads", sh, kAllProfiles, dim,
-                 "key, value and cache head dims are kvHeadNum (hidden sizes are multiples of kvHeadNum)",
-                 "self_attention.md 5.3 (HeadSizeDimCheck910B/310P, BNSD cache.dim2 == Hk, PA BNSD, 950 "
-                 "kvHeadNum)",
-                 KvHeads),
         MakeRule(
-            "sa.shape.query_head_size", sh, kAllProfiles, dim, "query's head size equals the keys' head size",
-            "self_attention.md 5.3 (BNSD headSize checks, 950 headSize); docs/decisions.md", QueryHeadSize),
-        MakeRule("sa.shape.batch_limit_inference", sh, kInferenceOnly, dim, "atlas-inference: batch <= 2000",
-                 "seed: 'Atlas inference products: 0 < batch <= 2000'; self_attention.md 5.3 (kernel)",
-                 BatchLimitInference),
+            "sa.shape.kv_heads", sh, kAllProfiles, dim,
+            "key, value and cache head dims are kvHeadNum (hidden sizes are multiples of kvHeadNum)",
+            "docs/spec/self_attention.md 5.3 (HeadSizeDimCheck910B/310P, BNSD cache.dim2 == Hk, PA BNSD, 950 "
+            "kvHeadNum)",
+            KvHeads),
+        MakeRule("sa.shape.query_head_size", sh, kAllProfiles, dim,
+                 "query's head size equals the keys' head size",
+                 "docs/spec/self_attention.md 5.3 (BNSD headSize checks, 950 headSize); docs/decisions.md",
+                 QueryHeadSize),
+        MakeRule(
+            "sa.shape.batch_limit_inference", sh, kInferenceOnly, dim, "atlas-inference: batch <= 2000",
+            "seed: 'Atlas inference products: 0 < batch <= 2000'; docs/spec/self_attention.md 5.3 (kernel)",
+            BatchLimitInference),
     };
 }
 

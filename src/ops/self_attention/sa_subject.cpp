@@ -22,7 +22,7 @@ bool AlibiCompress(Param::MaskType m) {
            m == Param::MASK_TYPE_ALIBI_COMPRESS_LEFT_ALIGN;
 }
 
-// Roles in ATB's input order (self_attention.md 2, SelfAttentionOperation::GetInputNum).
+// Roles in ATB's input order (docs/spec/self_attention.md 2, SelfAttentionOperation::GetInputNum).
 std::vector<Input> PaEncoderOrder(const Param& p) {
     std::vector<Input> order = {Input::kQuery, Input::kKey};
     if (p.mlaVHeadSize == 0) order.push_back(Input::kValue);

@@ -14,8 +14,8 @@ namespace atbx::ops::sa {
 
 using Param = infer::SelfAttentionParam;
 
-// Input tensors by role (self_attention.md 2). Which roles are present, and in which order, depends on the
-// mode.
+// Input tensors by role (docs/spec/self_attention.md 2). Which roles are present, and in which order, depends
+// on the mode.
 enum class Input : uint8_t {
     kQuery,
     kKey,     // new tokens (FA-cache), packed tokens (PA_ENCODER) or the paged cache (PREFIX_ENCODER)

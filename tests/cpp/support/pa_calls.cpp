@@ -215,7 +215,8 @@ io::HostTensor Mask(const Param& p, const PaShape& shape, const Geometry& g, acl
     return t;
 }
 
-// DEQUANT descales: float, or int64 holding a float's bits in the low 32 bits (paged_attention.md 3.7).
+// DEQUANT descales: float, or int64 holding a float's bits in the low 32 bits
+// (docs/spec/paged_attention.md 3.7).
 io::HostTensor Descale(aclDataType dtype, int64_t count, std::mt19937_64& rng) {
     io::HostTensor scales = Random(Desc(ACL_FLOAT, {count}), 0.02, 0.1, rng);
     if (dtype != ACL_INT64) return scales;

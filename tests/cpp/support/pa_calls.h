@@ -16,8 +16,8 @@
 
 namespace atbx::test {
 
-// Layout of the mask input (paged_attention.md 3.5). S is the mask's key length: the longest context (rounded
-// up to 16 in NZ masks); B' is contextLens.size(); T the query rows.
+// Layout of the mask input (docs/spec/paged_attention.md 3.5). S is the mask's key length: the longest
+// context (rounded up to 16 in NZ masks); B' is contextLens.size(); T the query rows.
 enum class PaMask {
     kDefault,              // NORM: [B', 1, S] ([S, S] with SPEC; NZ [B', S/16, 16, 16]); ALIBI: [B', H, 1, S]
                            // (NZ [B'*H, S/16, 16, 16]); SPEC: [T, S] (NZ [1, S/16, T16, 16]); MASK_FREE and

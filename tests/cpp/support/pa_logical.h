@@ -1,7 +1,7 @@
 // PagedAttention calls built from logical data, for the reference's feature tests: queries and per-sequence
 // keys and values held as doubles (exact in their dtype) and laid out into the cache layout under test, with
 // shuffled block tables and random filler in every slot no sequence uses; and the attention formula of
-// paged_attention.md 3.1 evaluated directly, with the logit of each feature written by the test.
+// docs/spec/paged_attention.md 3.1 evaluated directly, with the logit of each feature written by the test.
 #ifndef ATBX_TESTS_SUPPORT_PA_LOGICAL_H
 #define ATBX_TESTS_SUPPORT_PA_LOGICAL_H
 
