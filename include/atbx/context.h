@@ -25,6 +25,9 @@ struct Context {
     Platform platform = Platform::kAtlasA2;
     int threads = 0;  // 0: every hardware thread
     Backend backend = Backend::kAuto;
+    // Forces one CPU kernel path ("avx512", "avx2", "scalar", or with the "cpu:" prefix); null or empty:
+    // the environment variable ATBX_CPU_PATH when set, else the fastest path that supports the call.
+    const char* cpuPath = nullptr;
 };
 
 // ATB-style creation, for code ported from ATB.

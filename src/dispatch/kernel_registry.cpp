@@ -4,12 +4,14 @@
 #include <cstdlib>
 
 #include "core/str_cat.h"
-#include "kernels/cpu/attention_scalar.h"
+#include "kernels/cpu/cpu_paths.h"
 #include "kernels/ref/attention_ref.h"
 #include "kernels/ref/cache_write_ref.h"
 
 namespace atbx::dispatch {
 namespace {
+
+namespace cpu = kernels::cpu;
 
 std::optional<std::string> AcceptsEverything(const plan::AttentionPlan&) {
     return std::nullopt;
@@ -17,37 +19,55 @@ std::optional<std::string> AcceptsEverything(const plan::AttentionPlan&) {
 std::optional<std::string> AcceptsEveryWrite(const plan::CacheWritePlan&) {
     return std::nullopt;
 }
-void RunCacheWrites(const plan::CacheWritePlan& plan, int) {
+template <class Plan>
+uint64_t NoWorkspace(const Plan&, int) {
+    return 0;
+}
+void RunReference(const plan::AttentionPlan& plan, int threads, void*) {
+    kernels::ref::ExecuteAttention(plan, threads);
+}
+void RunCacheWrites(const plan::CacheWritePlan& plan, int, void*) {
     kernels::ref::ExecuteCacheWrites(plan);
 }
 
-const std::array<AttentionKernel, 2> kAttentionKernels = {{
-    {"cpu:scalar", Backend::kCpu, kernels::cpu::ScalarAttentionRefusal, kernels::cpu::ScalarAttention},
-    {"reference", Backend::kReference, AcceptsEverything, kernels::ref::ExecuteAttention},
+const std::array<AttentionKernel, 4> kAttentionKernels = {{
+    {"cpu:avx512", Backend::kCpu, cpu::Avx512Refusal, cpu::AttentionWorkspaceBytes, cpu::RunAvx512},
+    {"cpu:avx2", Backend::kCpu, cpu::Avx2Refusal, cpu::AttentionWorkspaceBytes, cpu::RunAvx2},
+    {"cpu:scalar", Backend::kCpu, cpu::ScalarRefusal, cpu::AttentionWorkspaceBytes, cpu::RunScalar},
+    {"reference", Backend::kReference, AcceptsEverything, NoWorkspace<plan::AttentionPlan>, RunReference},
 }};
 
 // A cache write is a copy: the same routine serves both backends.
 const std::array<CacheWriteKernel, 2> kCacheWriteKernels = {{
-    {"cpu:copy", Backend::kCpu, AcceptsEveryWrite, RunCacheWrites},
-    {"reference", Backend::kReference, AcceptsEveryWrite, RunCacheWrites},
+    {"cpu:copy", Backend::kCpu, AcceptsEveryWrite, NoWorkspace<plan::CacheWritePlan>, RunCacheWrites},
+    {"reference", Backend::kReference, AcceptsEveryWrite, NoWorkspace<plan::CacheWritePlan>, RunCacheWrites},
 }};
 
-// "cpu:scalar" is allowed by ATBX_CPU_PATH=scalar; an unset variable allows every CPU path. Copies have a
-// single path and are never excluded.
-bool CpuPathAllowed(std::string_view name) {
-    const char* forced = std::getenv("ATBX_CPU_PATH");
-    if (forced == nullptr || *forced == '\0' || name == "cpu:copy") return true;
-    return name == core::StrCat("cpu:", forced);
+// The CPU path the caller forces ("avx2" or "cpu:avx2"), from the context, else from ATBX_CPU_PATH; empty:
+// none forced.
+std::string ForcedCpuPath(const Context& context) {
+    const char* forced = context.cpuPath != nullptr && *context.cpuPath != '\0'
+                             ? context.cpuPath
+                             : std::getenv("ATBX_CPU_PATH");
+    if (forced == nullptr || *forced == '\0') return {};
+    const std::string_view name(forced);
+    return name.starts_with("cpu:") ? std::string(name) : core::StrCat("cpu:", name);
+}
+
+// Copies have a single path and are never excluded.
+bool CpuPathAllowed(std::string_view name, const std::string& forced) {
+    return forced.empty() || name == "cpu:copy" || name == forced;
 }
 
 template <class Plan>
-Status Select(std::span<const Kernel<Plan>> kernels, const Plan& plan, Backend backend,
+Status Select(std::span<const Kernel<Plan>> kernels, const Plan& plan, const Context& context,
               const Kernel<Plan>** chosen) {
+    const std::string forced = ForcedCpuPath(context);
     std::string reasons;
     for (const Kernel<Plan>& kernel : kernels) {
-        if (backend != Backend::kAuto && kernel.backend != backend) continue;
-        if (kernel.backend == Backend::kCpu && !CpuPathAllowed(kernel.name)) {
-            reasons += core::StrCat("; ", kernel.name, ": excluded by ATBX_CPU_PATH");
+        if (context.backend != Backend::kAuto && kernel.backend != context.backend) continue;
+        if (kernel.backend == Backend::kCpu && !CpuPathAllowed(kernel.name, forced)) {
+            reasons += core::StrCat("; ", kernel.name, ": excluded (the caller forces ", forced, ")");
             continue;
         }
         std::optional<std::string> refusal = kernel.refusal(plan);
@@ -59,7 +79,7 @@ Status Select(std::span<const Kernel<Plan>> kernels, const Plan& plan, Backend b
     }
     *chosen = nullptr;
     return Status(ERROR_OPERATION_NULL_RUNNER, "dispatch.cpu.unsupported",
-                  core::StrCat("no ", BackendName(backend), " kernel supports this call", reasons,
+                  core::StrCat("no ", BackendName(context.backend), " kernel supports this call", reasons,
                                " (the reference backend supports every call)"));
 }
 
@@ -72,12 +92,23 @@ std::span<const CacheWriteKernel> CacheWriteKernels() {
     return kCacheWriteKernels;
 }
 
-Status SelectKernel(const plan::AttentionPlan& plan, Backend backend, const AttentionKernel** chosen) {
-    return Select(AttentionKernels(), plan, backend, chosen);
+Status SelectKernel(const plan::AttentionPlan& plan, const Context& context, const AttentionKernel** chosen) {
+    return Select(AttentionKernels(), plan, context, chosen);
 }
 
-Status SelectKernel(const plan::CacheWritePlan& plan, Backend backend, const CacheWriteKernel** chosen) {
-    return Select(CacheWriteKernels(), plan, backend, chosen);
+Status SelectKernel(const plan::CacheWritePlan& plan, const Context& context,
+                    const CacheWriteKernel** chosen) {
+    return Select(CacheWriteKernels(), plan, context, chosen);
+}
+
+void RunKernel(const AttentionKernel& kernel, const plan::AttentionPlan& plan, int threads, void* workspace) {
+    kernels::ref::ExecuteCacheWrites(plan.preWrites);
+    kernel.run(plan, threads, workspace);
+}
+
+void RunKernel(const CacheWriteKernel& kernel, const plan::CacheWritePlan& plan, int threads,
+               void* workspace) {
+    kernel.run(plan, threads, workspace);
 }
 
 }  // namespace atbx::dispatch

@@ -2,10 +2,14 @@
 #ifndef ATBX_OPS_OPERATION_IMPL_H
 #define ATBX_OPS_OPERATION_IMPL_H
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "atbx/operation.h"
+#include "core/parallel.h"
+#include "core/str_cat.h"
 #include "dispatch/kernel_registry.h"
 #include "ops/call_validation.h"
 #include "ops/pack_identity.h"
@@ -54,14 +58,17 @@ class OperationImpl final : public Operation {
         auto planned =
             std::make_unique<Planned>(Spec::BuildPlan(validation.subject()),
                                       PackIdentity(variantPack, validation.subject().inputSlots), ctx);
-        if (Status st = dispatch::SelectKernel(planned->plan, ctx.backend, &planned->kernel); !st.ok())
-            return st;
+        if (Status st = dispatch::SelectKernel(planned->plan, ctx, &planned->kernel); !st.ok()) return st;
+        // The kernel's scratch is sized here for the context's threads; Execute allocates nothing.
+        planned->threads = core::ResolveThreads(ctx.threads);
+        planned->workspaceBytes = planned->kernel->workspaceBytes(planned->plan, planned->threads);
+        planned->ownWorkspace.resize(planned->workspaceBytes);
         planned_ = std::move(planned);
-        workspaceSize = 0;
+        workspaceSize = planned_->workspaceBytes;
         return Status::Ok();
     }
 
-    Status Execute(const VariantPack& variantPack, uint8_t* /*workspace*/, uint64_t /*workspaceSize*/,
+    Status Execute(const VariantPack& variantPack, uint8_t* workspace, uint64_t workspaceSize,
                    Context* context) override {
         if (!planned_ || !planned_->pack.SameTensors(variantPack)) {
             return Status(
@@ -71,8 +78,8 @@ class OperationImpl final : public Operation {
         if (!planned_->pack.SameHostValues(variantPack)) {
             // Host values changed since Setup: plan again with the new ones.
             Context setupContext = planned_->context;
-            uint64_t workspaceSize = 0;
-            if (Status st = Setup(variantPack, workspaceSize, &setupContext); !st.ok()) return st;
+            uint64_t plannedSize = 0;
+            if (Status st = Setup(variantPack, plannedSize, &setupContext); !st.ok()) return st;
         }
         // Device tensors may change between Setup and Execute: indices are checked again before any read.
         CallValidation<Spec> validation(param_, planned_->context.platform);
@@ -88,8 +95,18 @@ class OperationImpl final : public Operation {
             if constexpr (Spec::kPlanHoldsDeviceValues)
                 planned_->plan = Spec::BuildPlan(validation.subject());
         }
-        const int threads = context != nullptr ? context->threads : planned_->context.threads;
-        planned_->kernel->run(planned_->plan, threads);
+        if (workspace != nullptr && workspaceSize < planned_->workspaceBytes) {
+            return Status(ERROR_INVALID_PARAM, "call.execute.workspace_size",
+                          core::StrCat("Execute got a workspace of ", workspaceSize,
+                                       " bytes; Setup reported ", planned_->workspaceBytes));
+        }
+        // At most the threads Setup sized the workspace for.
+        const int threads =
+            std::min(core::ResolveThreads(context != nullptr ? context->threads : planned_->context.threads),
+                     planned_->threads);
+        dispatch::RunKernel(
+            *planned_->kernel, planned_->plan, threads,
+            workspace != nullptr ? static_cast<void*>(workspace) : planned_->ownWorkspace.data());
         return Status::Ok();
     }
 
@@ -105,6 +122,9 @@ class OperationImpl final : public Operation {
         PackIdentity pack;
         Context context;
         const dispatch::Kernel<Plan>* kernel = nullptr;
+        int threads = 1;                    // threads the workspace is sized for
+        uint64_t workspaceBytes = 0;        // what Setup reported
+        std::vector<uint8_t> ownWorkspace;  // used when Execute gets no workspace
     };
 
     Param param_;

@@ -5,6 +5,7 @@
 #define ATBX_PLAN_KV_SOURCE_H
 
 #include <cstdint>
+#include <vector>
 
 #include "atbx/types.h"
 #include "plan/element.h"
@@ -37,6 +38,10 @@ struct KvSource {
     const void* dequantScale = nullptr;
     aclDataType dequantScaleType = ACL_DT_UNDEFINED;
     const int32_t* dequantOffset = nullptr;
+    // The same decoded once at plan time for vectorised kernels: fp32 [kvHeads * headDim] each (offsets 0
+    // when the call has none); empty when the source is not dequantised.
+    std::vector<float> dequantScaleF32;
+    std::vector<float> dequantOffsetF32;
 
     bool paged() const { return blockTable != nullptr; }
 
@@ -67,6 +72,9 @@ struct KvSource {
         return (raw + offset) * LoadScale(dequantScale, dequantScaleType, ch);
     }
 };
+
+// Fills dequantScaleF32 and dequantOffsetF32 of a dequantised source for `kvHeads` logical kv heads.
+void DecodeDequantisation(KvSource& source, int64_t kvHeads);
 
 }  // namespace atbx::plan
 

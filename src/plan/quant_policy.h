@@ -17,10 +17,11 @@ struct QuantPolicy {
         kSelfOffline,  // SA: P8 = rint(p / pScale); O_tile = (P8.V8) * vDescale * pScale
     };
     Mode mode = Mode::kNone;
-    int tileSize = 128;               // keys per P-quantisation tile
     const float* kDescale = nullptr;  // [headNum], per query head
     const float* vDescale = nullptr;  // [headNum]
     const float* pScale = nullptr;    // [headNum], offline modes
+
+    static constexpr int kTileKeys = 128;  // keys per P-quantisation tile, counted from the item's kvBegin
 
     bool enabled() const { return mode != Mode::kNone; }
     bool selfAttention() const { return mode == Mode::kSelfOnline || mode == Mode::kSelfOffline; }

@@ -92,15 +92,20 @@ TEST_P(PaDecodeTest, ReferenceMatchesTheFormula) {
         ASSERT_NEAR(reference[i], direct[i], 1e-12) << "element " << i;
 }
 
-TEST_P(PaDecodeTest, CpuKernelMeetsThePrecisionStandard) {
+TEST_P(PaDecodeTest, EveryCpuPathMeetsThePrecisionStandard) {
     TestCall call = MakeCall();
     const std::vector<double> reference = ReferenceResult(call);
-    const RunResult run = Execute(call, Backend::kCpu);
-    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-    EXPECT_EQ(run.kernel, "cpu:scalar");
     const DecodeShape& s = GetParam();
-    EXPECT_EQ(PrecisionFailure(call, reference, s.headSize, *std::max_element(s.lens.begin(), s.lens.end())),
-              "");
+    for (const std::string& path : CpuPaths()) {
+        if (!MissingCpuFeature(path).empty()) continue;
+        const RunResult run = Execute(call, Backend::kCpu, 2, path.c_str());
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(run.kernel, path);
+        EXPECT_EQ(
+            PrecisionFailure(call, reference, s.headSize, *std::max_element(s.lens.begin(), s.lens.end())),
+            "")
+            << path;
+    }
 }
 
 TEST_P(PaDecodeTest, ReferenceBackendWritesTheReferenceRounded) {

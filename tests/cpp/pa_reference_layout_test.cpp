@@ -51,7 +51,7 @@ TEST(PaLayoutBnsd, WithNormMaskAndBf16) {
     PaFormula f;
     f.logit = [&](const PaIndex& at) { return l.param.qkScale * Dot(l, at) + m[at.b * cols + at.j]; };
     ExpectReferenceMatches(call, DirectAttention(l, f));
-    ExpectScalar(call, ScalarExpect::kAccepts, l.headDimV, MaxContext(l));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
 // block_size = head_size = 256 (BSND).
@@ -61,7 +61,7 @@ TEST(PaLayoutBsnd, BlockSize256HeadSize256) {
     FillRandom(l, rng);
     TestCall call = BuildCall(l, rng);
     ExpectReferenceMatches(call, DirectAttention(l, {}));
-    ExpectScalar(call, ScalarExpect::kAccepts, l.headDimV, MaxContext(l));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
 // contextLens [2028, 0, 707, 0, 15, 1]-style: status 0 exactly where the context is 0, as ATB's tests do, and
@@ -83,7 +83,7 @@ TEST(PaSkippedBatches, RowsArePackedAndTheRestIsUntouched) {
         return l.param.qkScale * Dot(l, at) + m[(at.b * 4 + at.h) * cols + at.j];
     };
     ExpectReferenceMatches(call, DirectAttention(l, f));
-    ExpectScalar(call, ScalarExpect::kAccepts, l.headDimV, MaxContext(l));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
 // An output with more rows than running batches: rows past the written ones keep their contents.
@@ -94,7 +94,7 @@ TEST(PaSkippedBatches, RowsPastTheRunningBatchesAreUntouched) {
     FillRandom(l, rng);
     TestCall call = BuildCall(l, rng);
     ExpectReferenceMatches(call, DirectAttention(l, {}));
-    ExpectScalar(call, ScalarExpect::kAccepts, l.headDimV, MaxContext(l));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ TEST(PaMla, CombinedCacheReadsVFromK) {
     FillRandom(l, rng);
     TestCall call = BuildCall(l, rng);
     ExpectReferenceMatches(call, DirectAttention(l, CombinedFormula(l)));
-    ExpectScalar(call, ScalarExpect::kAccepts, l.headDimV, MaxContext(l));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
 TEST(PaMla, CombinedCacheWithVEqualToK) {
@@ -41,7 +41,7 @@ TEST(PaMla, CombinedCacheWithVEqualToK) {
     FillRandom(l, rng);
     TestCall call = BuildCall(l, rng);
     ExpectReferenceMatches(call, DirectAttention(l, CombinedFormula(l)));
-    ExpectScalar(call, ScalarExpect::kAccepts, l.headDimV, MaxContext(l));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
 // bf16 NORM [B, 1, S] masks are additive on the MLA decode kernel (only MTP reads bf16 flags).
@@ -57,7 +57,7 @@ TEST(PaMla, CombinedCacheWithAdditiveNormMask) {
     PaFormula f = CombinedFormula(l);
     f.logit = [&](const PaIndex& at) { return l.param.qkScale * Dot(l, at) + m[at.b * cols + at.j]; };
     ExpectReferenceMatches(call, DirectAttention(l, f));
-    ExpectScalar(call, ScalarExpect::kAccepts, l.headDimV, MaxContext(l));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
 // Dynamic batch: batchRunStatus 0 skips a batch like contextLens 0 does; rows are packed.
@@ -70,7 +70,7 @@ TEST(PaMla, CombinedCacheWithBatchRunStatus) {
     ASSERT_EQ(l.Tokens(), 2);
     TestCall call = BuildCall(l, rng);
     ExpectReferenceMatches(call, DirectAttention(l, CombinedFormula(l)));
-    ExpectScalar(call, ScalarExpect::kAccepts, l.headDimV, MaxContext(l));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
 struct SplitCase {
@@ -88,7 +88,7 @@ TEST_P(PaSplitCacheTest, VHasItsOwnHeadSize) {
     FillRandom(l, rng);
     TestCall call = BuildCall(l, rng);
     ExpectReferenceMatches(call, DirectAttention(l, {}));
-    ExpectScalar(call, ScalarExpect::kAccepts, l.headDimV, MaxContext(l));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
 INSTANTIATE_TEST_SUITE_P(Heads, PaSplitCacheTest,
@@ -108,7 +108,7 @@ TEST(PaMla, MultiTokenPredictionWithoutMask) {
     FillRandom(l, rng);
     TestCall call = BuildCall(l, rng);
     ExpectReferenceMatches(call, DirectAttention(l, CombinedFormula(l)));
-    ExpectScalar(call, ScalarExpect::kAccepts, l.headDimV, MaxContext(l));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
 }  // namespace

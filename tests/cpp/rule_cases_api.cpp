@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 #include "atbx/operation.h"
 #include "support/pa_calls.h"
@@ -34,6 +35,18 @@ Status ExecuteWithoutSetup(TestCall& c) {
     return Create(c)->Execute(pack, nullptr, 0, &context);
 }
 
+// A workspace one byte short of what Setup reports (the CPU kernels need one).
+Status ExecuteWithShortWorkspace(TestCall& c) {
+    const VariantPack pack = c.Pack();
+    Context context{c.platform, 1, Backend::kCpu};
+    std::unique_ptr<Operation> op = Create(c);
+    uint64_t workspaceSize = 0;
+    if (Status st = op->Setup(pack, workspaceSize, &context); !st.ok()) return st;
+    EXPECT_GT(workspaceSize, 0u);
+    std::vector<uint8_t> workspace(workspaceSize);
+    return op->Execute(pack, workspace.data(), workspaceSize - 1, &context);
+}
+
 Status SetupWithNoCpuPath(TestCall& c) {
     const VariantPack pack = c.Pack();
     Context context{c.platform, 1, Backend::kCpu};
@@ -51,6 +64,8 @@ std::vector<RuleCase> ApiRuleCases() {
         {"call.create.out_pointer", ERROR_INVALID_OPERATION_ADDR, "", Decode, Unchanged,
          CreateWithoutOutPointer},
         {"call.execute.after_setup", ERROR_INVALID_PARAM, "", Decode, Unchanged, ExecuteWithoutSetup},
+        {"call.execute.workspace_size", ERROR_INVALID_PARAM, "", Decode, Unchanged,
+         ExecuteWithShortWorkspace},
         {"dispatch.cpu.unsupported", ERROR_OPERATION_NULL_RUNNER, "", Decode, Unchanged, SetupWithNoCpuPath},
     };
 }

@@ -102,17 +102,14 @@ void ExpectCpuMeetsStandard(TestCall& call, int64_t headDim, int64_t maxKvLen) {
     // The reference backend runs first: in FA-cache mode it performs the cache writes the reference reads.
     ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
     const std::vector<double> reference = ReferenceResult(call);
-    const RunResult run = Execute(call, Backend::kCpu);
-    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-    EXPECT_EQ(run.kernel, "cpu:scalar");
-    EXPECT_EQ(PrecisionFailure(call, reference, headDim, maxKvLen), "");
-}
-
-void ExpectCpuRefuses(TestCall& call, const std::string& reason) {
-    const RunResult run = Execute(call, Backend::kCpu);
-    EXPECT_FALSE(run.status.ok());
-    EXPECT_EQ(run.status.rule(), "dispatch.cpu.unsupported") << run.status.ToString();
-    EXPECT_NE(run.status.ToString().find(reason), std::string::npos) << run.status.ToString();
+    for (const std::string& path : CpuPaths()) {
+        if (!MissingCpuFeature(path).empty()) continue;
+        SCOPED_TRACE(path);
+        const RunResult run = Execute(call, Backend::kCpu, 2, path.c_str());
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(run.kernel, path);
+        EXPECT_EQ(PrecisionFailure(call, reference, headDim, maxKvLen), "");
+    }
 }
 
 }  // namespace atbx::test::sa_ref

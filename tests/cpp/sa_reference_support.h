@@ -44,12 +44,9 @@ double Dot(int64_t dim, const std::function<double(int64_t c)>& q, const std::fu
 // rounded to the output dtype.
 void ExpectReference(TestCall& call, const std::vector<double>& expected);
 
-// Executes the call on the cpu backend: it must run cpu:scalar and meet the precision standard against the
-// float64 reference.
+// Executes the call on every CPU path this machine has, each forced in turn: each must run the call and meet
+// the precision standard against the float64 reference.
 void ExpectCpuMeetsStandard(TestCall& call, int64_t headDim, int64_t maxKvLen);
-
-// Executes the call on the cpu backend: it must be refused with dispatch.cpu.unsupported naming `reason`.
-void ExpectCpuRefuses(TestCall& call, const std::string& reason);
 
 }  // namespace atbx::test::sa_ref
 

@@ -1,13 +1,16 @@
 #include "kernels/ref/attention_ref.h"
 
-#include <omp.h>
-
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
-#include "kernels/ref/cache_write_ref.h"
+#include "core/parallel.h"
 #include "plan/element.h"
+
+#define ATBX_KERNEL_NAMESPACE atbx::kernels::ref
+#include "kernels/common/online_softmax.inl"
 
 namespace atbx::kernels::ref {
 namespace {
@@ -77,10 +80,14 @@ class TaskRunner {
                 UpdateState(lane, count);
             }
         }
+        // A NaN anywhere in a row makes the whole row NaN (docs/decisions.md).
         for (int64_t lane = 0; lane < lanes_; ++lane) {
             const double* acc = &state_.acc[lane * plan_.headDimV];
+            const bool nan = std::isnan(state_.sum[lane]) ||
+                             std::any_of(acc, acc + plan_.headDimV, [](double x) { return std::isnan(x); });
             for (int32_t c = 0; c < plan_.headDimV; ++c)
-                sink(OutputOffset(lane) + c, acc[c] / state_.sum[lane]);
+                sink(OutputOffset(lane) + c,
+                     nan ? std::numeric_limits<double>::quiet_NaN() : acc[c] / state_.sum[lane]);
         }
     }
 
@@ -132,14 +139,23 @@ class TaskRunner {
             for (int32_t c = 0; c < plan_.headDim; ++c)
                 dot += q[c] * k[c];
             dot = dot * descale + RazorOffset(t0 + t);
-            logits_[t] = plan_.scale.Clamp(dot * rowScale);
+            logits_[t] = plan_.scale.Clamp(InFloatRange(dot * rowScale));
         }
+        // A -inf term hides its key whatever its score (docs/decisions.md, numeric semantics).
         std::visit(
             [&](const auto& mask) {
-                for (int32_t t = 0; t < count; ++t)
-                    logits_[t] += mask.Term(item_, head, row, t0 + t);
+                for (int32_t t = 0; t < count; ++t) {
+                    const double term = mask.Term(item_, head, row, t0 + t);
+                    logits_[t] = term == kNegInf ? kNegInf : logits_[t] + term;
+                }
             },
             plan_.mask);
+    }
+
+    // Scores are formed in fp32 range: beyond FLT_MAX they are +-inf, as on every backend.
+    static double InFloatRange(double score) {
+        return std::abs(score) > FLT_MAX ? std::copysign(std::numeric_limits<double>::infinity(), score)
+                                         : score;
     }
 
     double RazorOffset(int64_t j) const {
@@ -149,13 +165,16 @@ class TaskRunner {
         return scale.razorOffset[block * scale.razorBlockStride + j % plan_.key.blockSize];
     }
 
-    // Folds the tile's logits into the lane's online-softmax state.
+    // Folds the tile's logits into the lane's online-softmax state (kernels/common/online_softmax.inl): a NaN
+    // logit makes the row NaN.
     void UpdateState(int64_t lane, int32_t count) {
-        const double tileMax = *std::max_element(logits_.begin(), logits_.begin() + count);
-        const double oldMax = state_.max[lane];
-        const double newMax = std::max(oldMax, tileMax);
-        if (newMax == kNegInf) return;  // every key so far is hidden by -inf
-        const double rescale = oldMax == kNegInf ? 0.0 : std::exp(oldMax - newMax);
+        double tileMax = kNegInf;
+        for (int32_t t = 0; t < count && !std::isnan(tileMax); ++t)
+            tileMax = std::isnan(logits_[t]) ? logits_[t] : std::max(tileMax, logits_[t]);
+        const SoftmaxStep<double> step = StepSoftmax(state_.max[lane], tileMax);
+        if (!step.visible) return;  // every key so far is hidden by -inf
+        const double newMax = step.newMax;
+        const double rescale = step.rescale;
         double* acc = &state_.acc[lane * plan_.headDimV];
         for (int32_t c = 0; c < plan_.headDimV; ++c)
             acc[c] *= rescale;
@@ -175,9 +194,11 @@ class TaskRunner {
         }
     }
 
+    // A key of weight 0 takes no part, even with a NaN value.
     void AccumulateValues(int32_t count, double factor, double* acc) const {
         for (int32_t t = 0; t < count; ++t) {
             const double weight = logits_[t] * factor;
+            if (weight == 0.0) continue;
             const double* v = &values_[static_cast<int64_t>(t) * plan_.headDimV];
             for (int32_t c = 0; c < plan_.headDimV; ++c)
                 acc[c] += weight * v[c];
@@ -250,17 +271,11 @@ class TaskRunner {
     SoftmaxState state_;
 };
 
-int ThreadCount(int threads) {
-    return threads > 0 ? threads : omp_get_max_threads();
-}
-
 template <class Sink>
 void RunTasks(const AttentionPlan& plan, int threads, Sink&& sink) {
     const std::vector<Task> tasks = MakeTasks(plan);
-    const auto taskCount = static_cast<int64_t>(tasks.size());
-#pragma omp parallel for schedule(dynamic) num_threads(ThreadCount(threads))
-    for (int64_t t = 0; t < taskCount; ++t)
-        TaskRunner(plan, tasks[t]).Run(sink);
+    auto body = [&](int64_t t, int) { TaskRunner(plan, tasks[t]).Run(sink); };
+    core::ParallelFor(static_cast<int64_t>(tasks.size()), threads, body);
 }
 
 }  // namespace
@@ -272,7 +287,6 @@ std::vector<double> ComputeAttention(const AttentionPlan& plan, int threads) {
 }
 
 void ExecuteAttention(const AttentionPlan& plan, int threads) {
-    ExecuteCacheWrites(plan.preWrites);
     const plan::RowAccess& output = plan.output;
     RunTasks(plan, threads, [&](int64_t offset, double value) {
         plan::StoreElement(output.out, output.dtype, offset, value);

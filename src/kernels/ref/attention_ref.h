@@ -13,8 +13,8 @@ namespace atbx::kernels::ref {
 // are NaN. Cache writes of the plan are not performed.
 std::vector<double> ComputeAttention(const plan::AttentionPlan& plan, int threads);
 
-// Performs the plan's cache writes, computes the result and stores it into the output tensor, rounded to its
-// dtype. Output elements no work item writes are left untouched.
+// Computes the result and stores it into the output tensor, rounded to its dtype (the plan's cache writes are
+// dispatch's, before). Output elements no work item writes are left untouched.
 void ExecuteAttention(const plan::AttentionPlan& plan, int threads);
 
 }  // namespace atbx::kernels::ref

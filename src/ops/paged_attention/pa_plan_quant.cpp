@@ -10,7 +10,6 @@ plan::QuantPolicy QuantPolicyFor(const PaSubject& s) {
     if (!s.QkvQuant()) return quant;
     const bool offline = s.param->quantType == Param::TYPE_QUANT_QKV_OFFLINE;
     quant.mode = offline ? plan::QuantPolicy::Mode::kPagedOffline : plan::QuantPolicy::Mode::kPagedOnline;
-    quant.tileSize = 128;
     quant.kDescale = static_cast<const float*>(s.Data(Input::kKDescale));
     quant.vDescale = static_cast<const float*>(s.Data(Input::kVDescale));
     if (offline) quant.pScale = static_cast<const float*>(s.Data(Input::kPScale));

@@ -49,6 +49,7 @@ void AddDequant(const PaSubject& s, Input descale, Input offset, KvSource& sourc
     source.dequantScale = s.Data(descale);
     source.dequantScaleType = s.Desc(descale).dtype;
     if (s.Has(offset)) source.dequantOffset = static_cast<const int32_t*>(s.Data(offset));
+    plan::DecodeDequantisation(source, s.KvHeadNum());
 }
 
 }  // namespace

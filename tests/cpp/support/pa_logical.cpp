@@ -279,22 +279,22 @@ void ExpectReferenceMatches(TestCall& call, const std::vector<double>& direct) {
     }
 }
 
-void ExpectScalar(TestCall& call, ScalarExpect expect, int64_t headDimV, int64_t maxKvLen) {
-    const RunResult run = Execute(call, Backend::kCpu);
-    if (expect == ScalarExpect::kRefuses) {
-        EXPECT_EQ(run.status.rule(), "dispatch.cpu.unsupported") << run.status.ToString();
-        return;
-    }
-    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-    EXPECT_EQ(run.kernel, "cpu:scalar");
+void ExpectCpuPaths(TestCall& call, int64_t headDimV, int64_t maxKvLen) {
     const std::vector<double> reference = ReferenceResult(call);
-    EXPECT_EQ(PrecisionFailure(call, reference, headDimV, maxKvLen), "");
-    const io::HostTensor& out = call.outputs[0];
-    for (size_t i = 0; i < reference.size(); ++i) {
-        if (std::isnan(reference[i])) {
-            ASSERT_TRUE(
-                std::isnan(plan::LoadElement(out.bytes.data(), out.desc.dtype, static_cast<int64_t>(i))))
-                << "element " << i << " of a skipped row was overwritten";
+    for (const std::string& path : CpuPaths()) {
+        if (!MissingCpuFeature(path).empty()) continue;
+        SCOPED_TRACE(path);
+        const RunResult run = Execute(call, Backend::kCpu, 2, path.c_str());
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(run.kernel, path);
+        EXPECT_EQ(PrecisionFailure(call, reference, headDimV, maxKvLen), "");
+        const io::HostTensor& out = call.outputs[0];
+        for (size_t i = 0; i < reference.size(); ++i) {
+            if (std::isnan(reference[i])) {
+                ASSERT_TRUE(
+                    std::isnan(plan::LoadElement(out.bytes.data(), out.desc.dtype, static_cast<int64_t>(i))))
+                    << "element " << i << " of a skipped row was overwritten";
+            }
         }
     }
 }

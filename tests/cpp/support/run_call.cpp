@@ -7,6 +7,7 @@
 
 #include "atbx/operation.h"
 #include "core/str_cat.h"
+#include "dispatch/kernel_registry.h"
 #include "kernels/ref/attention_ref.h"
 #include "ops/call_validation.h"
 #include "ops/op_spec.h"
@@ -16,7 +17,7 @@
 
 namespace atbx::test {
 
-RunResult Execute(TestCall& call, Backend backend, int threads) {
+RunResult Execute(TestCall& call, Backend backend, int threads, const char* cpuPath) {
     for (io::HostTensor& out : call.outputs) {
         verify::FillPoison(out.bytes.data(), out.desc.dtype, static_cast<int64_t>(ElementCount(out.desc)));
     }
@@ -29,7 +30,7 @@ RunResult Execute(TestCall& call, Backend backend, int threads) {
                 result.status = CreateOperation(param, &raw, call.platform);
                 std::unique_ptr<Operation> op(raw);
                 if (!result.status.ok()) return result;
-                Context context{call.platform, threads, backend};
+                Context context{call.platform, threads, backend, cpuPath};
                 const VariantPack pack = call.Pack();
                 uint64_t workspaceSize = 0;
                 result.status = op->Setup(pack, workspaceSize, &context);
@@ -41,6 +42,25 @@ RunResult Execute(TestCall& call, Backend backend, int threads) {
             return result;
         },
         call.param);
+}
+
+std::vector<std::string> CpuPaths() {
+    std::vector<std::string> paths;
+    for (const dispatch::AttentionKernel& kernel : dispatch::AttentionKernels()) {
+        if (kernel.backend == Backend::kCpu) paths.emplace_back(kernel.name);
+    }
+    return paths;
+}
+
+std::string MissingCpuFeature(const std::string& path) {
+    // A plan with no work: the only reason to refuse it is the CPU.
+    const plan::AttentionPlan empty;
+    for (const dispatch::AttentionKernel& kernel : dispatch::AttentionKernels()) {
+        if (kernel.name != path) continue;
+        const std::optional<std::string> refusal = kernel.refusal(empty);
+        return refusal && refusal->starts_with("this CPU lacks") ? *refusal : std::string();
+    }
+    return "no such path";
 }
 
 std::vector<double> ReferenceResult(TestCall& call) {
@@ -89,13 +109,15 @@ std::string RunOnEveryBackend(TestCall& call) {
                                 reference[i]);
         }
     }
-    const RunResult cpu = Execute(call, Backend::kCpu);
-    if (!cpu.status.ok()) {
-        return cpu.status.rule() == "dispatch.cpu.unsupported" ? std::string()
-                                                               : "cpu: " + cpu.status.ToString();
+    for (const std::string& path : CpuPaths()) {
+        if (!MissingCpuFeature(path).empty()) continue;
+        const RunResult cpu = Execute(call, Backend::kCpu, 2, path.c_str());
+        if (!cpu.status.ok()) return path + ": " + cpu.status.ToString();
+        if (cpu.kernel != path) return core::StrCat("forcing ", path, " ran ", cpu.kernel);
+        const std::string failure = PrecisionFailure(call, reference, 1, int64_t{1} << 20);
+        if (!failure.empty()) return core::StrCat(cpu.kernel, ": ", failure);
     }
-    const std::string failure = PrecisionFailure(call, reference, 1, int64_t{1} << 20);
-    return failure.empty() ? failure : core::StrCat(cpu.kernel, ": ", failure);
+    return {};
 }
 
 }  // namespace atbx::test

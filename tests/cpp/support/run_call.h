@@ -16,8 +16,15 @@ struct RunResult {
     std::string kernel;  // the kernel that ran
 };
 
-// Poisons the outputs, then CreateOperation, Setup, Execute on the backend (ATBX_CPU_PATH may force a path).
-RunResult Execute(TestCall& call, Backend backend, int threads = 2);
+// Poisons the outputs, then CreateOperation, Setup, Execute on the backend; cpuPath forces a CPU path
+// ("cpu:avx2" ...), else ATBX_CPU_PATH may.
+RunResult Execute(TestCall& call, Backend backend, int threads = 2, const char* cpuPath = nullptr);
+
+// The CPU attention paths of the registry, fastest first ("cpu:avx512", ...).
+std::vector<std::string> CpuPaths();
+
+// The CPU feature this machine lacks for the path ("this CPU lacks AVX-512F"), empty when it runs here.
+std::string MissingCpuFeature(const std::string& path);
 
 // The exact float64 result of an attention call, indexed like output 0; NaN where the op writes nothing.
 std::vector<double> ReferenceResult(TestCall& call);
@@ -27,10 +34,11 @@ std::vector<double> ReferenceResult(TestCall& call);
 std::string PrecisionFailure(TestCall& call, const std::vector<double>& reference, int64_t headDim,
                              int64_t maxKvLen);
 
-// Runs a valid attention call on the reference backend, then on the CPU backend: the reference must run and
-// write the exact result rounded to the output dtype wherever it writes; the CPU backend must either refuse
-// (dispatch.cpu.unsupported) or meet the precision standard (its looser, long-context epsilon: the dedicated
-// kernel tests check each feature at its own bound). Returns what went wrong, empty when nothing did.
+// Runs a valid attention call on the reference backend, then on every CPU path this machine has, each forced
+// in turn: the reference must run and write the exact result rounded to the output dtype wherever it writes;
+// every CPU path must run the call and meet the precision standard (its looser, long-context epsilon: the
+// dedicated kernel tests check each feature at its own bound). Returns what went wrong, empty when nothing
+// did.
 std::string RunOnEveryBackend(TestCall& call);
 
 }  // namespace atbx::test

@@ -1,0 +1,83 @@
+#include "core/cpu_features.h"
+
+#include <cpuid.h>
+
+#include <cstdint>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace atbx::core {
+namespace {
+
+struct CpuidRegs {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+};
+
+CpuidRegs Cpuid(unsigned leaf, unsigned subleaf) {
+    CpuidRegs r;
+    if (__get_cpuid_max(0, nullptr) < leaf) return r;
+    __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
+    return r;
+}
+
+bool Bit(unsigned reg, int bit) {
+    return ((reg >> bit) & 1u) != 0;
+}
+
+// XCR0: which register states the OS saves on a context switch.
+uint64_t EnabledStates() {
+    uint32_t lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+
+// Linux hands out the AMX tile data state (XFEATURE 18) only on request.
+bool RequestAmxPermission() {
+#if defined(__linux__)
+    constexpr long kArchReqXcompPerm = 0x1023;
+    constexpr long kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+    return false;
+#endif
+}
+
+CpuFeatures Detect() {
+    CpuFeatures f;
+    const CpuidRegs l1 = Cpuid(1, 0);
+    const bool osxsave = Bit(l1.ecx, 27);
+    if (!osxsave) return f;
+    const uint64_t xcr0 = EnabledStates();
+    const bool ymmSaved = (xcr0 & 0x6) == 0x6;
+    const bool zmmSaved = (xcr0 & 0xE6) == 0xE6;
+    const bool tilesSaved = (xcr0 & 0x60000) == 0x60000;
+    const CpuidRegs l7 = Cpuid(7, 0);
+    const CpuidRegs l7s1 = Cpuid(7, 1);
+    f.fma = ymmSaved && Bit(l1.ecx, 12);
+    f.f16c = ymmSaved && Bit(l1.ecx, 29);
+    f.avx2 = ymmSaved && Bit(l7.ebx, 5);
+    f.avx512f = zmmSaved && Bit(l7.ebx, 16);
+    f.avx512dq = f.avx512f && Bit(l7.ebx, 17);
+    f.avx512bw = f.avx512f && Bit(l7.ebx, 30);
+    f.avx512vl = f.avx512f && Bit(l7.ebx, 31);
+    f.avx512fp16 = f.avx512f && Bit(l7.edx, 23);
+    f.avx512bf16 = f.avx512f && Bit(l7s1.eax, 5);
+    const bool amxTile = tilesSaved && Bit(l7.edx, 24);
+    if (amxTile && RequestAmxPermission()) {
+        f.amxBf16 = Bit(l7.edx, 22);
+        f.amxInt8 = Bit(l7.edx, 25);
+    }
+    return f;
+}
+
+}  // namespace
+
+const CpuFeatures& HostCpu() {
+    static const CpuFeatures features = Detect();
+    return features;
+}
+
+}  // namespace atbx::core

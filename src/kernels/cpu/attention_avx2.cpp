@@ -1,0 +1,14 @@
+// The attention kernel for the avx2 path ("cpu:avx2"); CMake compiles this file alone with the path's
+// instruction-set flags.
+#include <immintrin.h>
+#include <cstdint>
+
+#include "core/parallel.h"
+#include "kernels/cpu/isa_kernels.h"
+
+#define ATBX_KERNEL_NAMESPACE atbx::kernels::cpu::avx2
+namespace ATBX_KERNEL_NAMESPACE {
+#include "kernels/cpu/simd/simd_avx2.inl"
+}  // namespace ATBX_KERNEL_NAMESPACE
+#include "kernels/common/online_softmax.inl"
+#include "kernels/cpu/attention_kernel.inl"

@@ -1,0 +1,447 @@
+// The CPU attention kernel, written once over the operations of `Simd` and compiled per instruction set: each
+// translation unit defines ATBX_KERNEL_NAMESPACE, includes its Simd (simd/*.inl) and the softmax core inside
+// that namespace, then this file. No include guard for that reason.
+//
+// A task (kernel_call.h) holds the softmax state of its lanes (head, query row) and walks its keys in tiles
+// of kTileKeys: each K and V tile is converted to fp32 once (any dtype, layout and dequantisation) and read
+// by every lane, so the whole GQA group and every query token of a speculative step share one read of the
+// cache. Scores, exp and accumulation are fp32.
+
+namespace ATBX_KERNEL_NAMESPACE {
+namespace {
+
+using V = Simd::V;
+constexpr int kW = Simd::kWidth;
+constexpr float kNegInf = -__builtin_inff();
+
+template <class Element, class Loader>
+void ConvertSpanAs(const void* src, int n, const float* scale, const float* offset, float* dst, Loader load) {
+    const auto* in = static_cast<const Element*>(src);
+    int c = 0;
+    for (; c + kW <= n; c += kW) {
+        V x = load(in + c);
+        if (scale != nullptr) x = Simd::Mul(Simd::Add(x, Simd::Load(offset + c)), Simd::Load(scale + c));
+        Simd::Store(dst + c, x);
+    }
+    if (c == n) return;
+    // The last partial vector goes through zero-padded copies, so nothing past the row is read.
+    Element padded[kW] = {};
+    float scalePad[kW] = {}, offsetPad[kW] = {}, out[kW];
+    for (int i = 0; c + i < n; ++i) {
+        padded[i] = in[c + i];
+        if (scale != nullptr) {
+            scalePad[i] = scale[c + i];
+            offsetPad[i] = offset[c + i];
+        }
+    }
+    V x = load(padded);
+    if (scale != nullptr) x = Simd::Mul(Simd::Add(x, Simd::Load(offsetPad)), Simd::Load(scalePad));
+    Simd::Store(out, x);
+    for (int i = 0; c + i < n; ++i)
+        dst[c + i] = out[i];
+}
+
+// n channels of one dtype at src to fp32 at dst, dequantised when scale is given.
+void ConvertSpan(aclDataType dtype, const void* src, int n, const float* scale, const float* offset, float* dst) {
+    switch (dtype) {
+        case ACL_FLOAT16:
+            return ConvertSpanAs<uint16_t>(src, n, scale, offset, dst,
+                                           [](const uint16_t* p) { return Simd::LoadHalf(p); });
+        case ACL_BF16:
+            return ConvertSpanAs<uint16_t>(src, n, scale, offset, dst,
+                                           [](const uint16_t* p) { return Simd::LoadBf16(p); });
+        case ACL_INT8:
+            return ConvertSpanAs<int8_t>(src, n, scale, offset, dst,
+                                         [](const int8_t* p) { return Simd::LoadInt8(p); });
+        default:
+            return ConvertSpanAs<float>(src, n, scale, offset, dst, [](const float* p) { return Simd::Load(p); });
+    }
+}
+
+// Element offset of channel 0 of key j of the item's kv head.
+int64_t RowOffset(const KvView& kv, const plan::WorkItem& item, int64_t j) {
+    if (kv.blockTable == nullptr) return item.kvSequence * kv.sequenceStride + j * kv.slotStride + item.kvHead * kv.headStride;
+    const int64_t block = kv.blockTable[item.kvSequence * kv.tableStride + j / kv.blockSize];
+    return block * kv.blockStride + (j % kv.blockSize) * kv.slotStride + item.kvHead * kv.headStride;
+}
+
+// Keys [j0, j0 + n) of the item's kv head as fp32 rows `ld` floats apart (the block unpack stage).
+void UnpackTile(const KvView& kv, const plan::WorkItem& item, int64_t j0, int32_t n, float* dst, int64_t ld) {
+    const float* scale = kv.scale != nullptr ? kv.scale + int64_t{item.logicalKvHead} * kv.headDim : nullptr;
+    const float* offset = kv.offset != nullptr ? kv.offset + int64_t{item.logicalKvHead} * kv.headDim : nullptr;
+    const auto* base = static_cast<const char*>(kv.data);
+    for (int32_t t = 0; t < n; ++t) {
+        const char* row = base + RowOffset(kv, item, j0 + t) * kv.elementBytes;
+        float* out = dst + t * ld;
+        if (kv.channelTile == 0) {
+            ConvertSpan(kv.dtype, row, kv.headDim, scale, offset, out);
+            continue;
+        }
+        for (int c0 = 0; c0 < kv.headDim; c0 += kv.channelTile) {
+            const int count = kv.headDim - c0 < kv.channelTile ? kv.headDim - c0 : kv.channelTile;
+            ConvertSpan(kv.dtype, row + (c0 / kv.channelTile) * kv.channelTileStride * kv.elementBytes, count,
+                        scale != nullptr ? scale + c0 : nullptr, offset != nullptr ? offset + c0 : nullptr,
+                        out + c0);
+        }
+    }
+}
+
+// Four keys' dot products with one query row (padded channels are zero in both).
+void Dot4(const float* q, const float* k, int64_t ld, int dimPad, float* out) {
+    V a0 = Simd::Zero(), a1 = Simd::Zero(), a2 = Simd::Zero(), a3 = Simd::Zero();
+    for (int c = 0; c < dimPad; c += kW) {
+        const V x = Simd::Load(q + c);
+        a0 = Simd::MulAdd(x, Simd::Load(k + c), a0);
+        a1 = Simd::MulAdd(x, Simd::Load(k + ld + c), a1);
+        a2 = Simd::MulAdd(x, Simd::Load(k + 2 * ld + c), a2);
+        a3 = Simd::MulAdd(x, Simd::Load(k + 3 * ld + c), a3);
+    }
+    out[0] = Simd::ReduceAdd(a0);
+    out[1] = Simd::ReduceAdd(a1);
+    out[2] = Simd::ReduceAdd(a2);
+    out[3] = Simd::ReduceAdd(a3);
+}
+
+float Dot(const float* q, const float* k, int dimPad) {
+    V a = Simd::Zero();
+    for (int c = 0; c < dimPad; c += kW)
+        a = Simd::MulAdd(Simd::Load(q + c), Simd::Load(k + c), a);
+    return Simd::ReduceAdd(a);
+}
+
+// acc[0, Chunk * kW) += w_t * v_t over the tile's keys, the accumulators held in registers.
+template <int Chunk>
+void AccumulateChunk(const float* weights, int32_t n, const float* values, int64_t ld, float* acc) {
+    V a[Chunk];
+    for (int i = 0; i < Chunk; ++i)
+        a[i] = Simd::Load(acc + i * kW);
+    for (int32_t t = 0; t < n; ++t) {
+        const float w = weights[t];
+        if (w == 0.0f) continue;  // a key of weight 0 takes no part, even with a NaN value
+        const V wv = Simd::Set(w);
+        const float* v = values + t * ld;
+        for (int i = 0; i < Chunk; ++i)
+            a[i] = Simd::MulAdd(wv, Simd::Load(v + i * kW), a[i]);
+    }
+    for (int i = 0; i < Chunk; ++i)
+        Simd::Store(acc + i * kW, a[i]);
+}
+
+// Stores one lane's output acc / sum; a NaN anywhere in the row makes the whole row NaN (docs/decisions.md).
+void StoreRow(const KernelCall& call, int64_t base, const float* acc, float sum) {
+    bool nan = sum != sum;
+    for (int c = 0; c < call.headDimV && !nan; ++c)
+        nan = acc[c] != acc[c];
+    for (int c = 0; c < call.headDimV; ++c)
+        StoreOutput(call, base + c, nan ? __builtin_nanf("") : acc[c] / sum);
+}
+
+template <bool kMasked, bool kClamp, bool kRazor>
+class TaskRunner {
+  public:
+    TaskRunner(const KernelCall& call, const Task& task, float* scratch)
+        : call_(call),
+          task_(task),
+          item_(call.items[task.item]),
+          rows_(task.rowEnd - task.rowBegin),
+          lanes_(item_.headCount * rows_),
+          query_(scratch + call.layout.query),
+          scores_(scratch + call.layout.scores),
+          keys_(scratch + call.layout.keys),
+          values_(scratch + call.layout.values),
+          razor_(scratch + call.layout.razor),
+          acc_(scratch + call.layout.acc),
+          lane_(scratch + call.layout.lane) {}
+
+    void Run() {
+        if (item_.zeroOutput) return StoreZeros();
+        Init();
+        for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += call_.tileKeys) {
+            const int32_t n = task_.kvEnd - j0 < call_.tileKeys ? task_.kvEnd - j0 : call_.tileKeys;
+            Tile(j0, n);
+        }
+        if (task_.partial < 0) return StoreOutput();
+        StorePartial();
+    }
+
+  private:
+    float* Field(LaneField field) const { return lane_ + int64_t{field} * call_.lanes; }
+    int64_t HeadOf(int lane) const { return item_.headBegin + lane / rows_; }
+    int64_t RowOf(int lane) const { return task_.rowBegin + lane % rows_; }
+    int64_t OutputOffset(int lane) const {
+        return item_.outOffset + RowOf(lane) * call_.outputRowStride + HeadOf(lane) * call_.outputHeadStride;
+    }
+
+    void Init() {
+        for (int lane = 0; lane < lanes_; ++lane) {
+            Field(kMax)[lane] = kNegInf;
+            Field(kSum)[lane] = 0.0f;
+            Field(kWeightMax)[lane] = 0.0f;
+            LoadQuery(lane, InitScales(lane));
+        }
+        for (int64_t i = 0; i < int64_t{lanes_} * call_.dimVPad; ++i)
+            acc_[i] = 0.0f;
+        // Padded channels of the tiles stay zero: the conversions write channels [0, headDim) only.
+        for (int t = 0; t < kTileKeys; ++t) {
+            for (int c = call_.headDim; c < call_.dimPad; ++c)
+                keys_[t * call_.dimPad + c] = 0.0f;
+            for (int c = call_.headDimV; c < call_.dimVPad; ++c)
+                values_[t * call_.dimVPad + c] = 0.0f;
+        }
+    }
+
+    // logit = (dot * dotMul + razor * razorMul) * postMul. The row scale s multiplies the query first when
+    // |s| <= 1 (so no product of the dot can overflow where the scaled score does not), else the dot; int8
+    // QKV scores are exact integer dots times kDescale.
+    float InitScales(int lane) {
+        const auto scale = static_cast<float>(RowScale(call_, item_, RowOf(lane)));
+        float queryMul = 1.0f;
+        if (call_.quant != plan::QuantPolicy::Mode::kNone) {
+            Field(kDotMul)[lane] = call_.kDescale[HeadOf(lane)];
+            Field(kRazorMul)[lane] = 1.0f;
+            Field(kPostMul)[lane] = scale;
+        } else if (scale <= 1.0f && scale >= -1.0f) {
+            queryMul = scale;
+            Field(kDotMul)[lane] = 1.0f;
+            Field(kRazorMul)[lane] = scale;
+            Field(kPostMul)[lane] = 1.0f;
+        } else {
+            Field(kDotMul)[lane] = 1.0f;
+            Field(kRazorMul)[lane] = 1.0f;
+            Field(kPostMul)[lane] = scale;
+        }
+        return queryMul;
+    }
+
+    void LoadQuery(int lane, float queryMul) {
+        const int64_t base =
+            item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
+        float* q = query_ + int64_t{lane} * call_.dimPad;
+        for (int c = 0; c < call_.headDim; ++c)
+            q[c] = QueryElement(call_, base + c) * queryMul;
+        for (int c = call_.headDim; c < call_.dimPad; ++c)
+            q[c] = 0.0f;
+    }
+
+    void Tile(int32_t j0, int32_t n) {
+        plan::TileClass tile = plan::TileClass::kVisible;
+        if constexpr (kMasked) tile = ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, j0, j0 + n);
+        if (tile == plan::TileClass::kHidden) return;  // every term -inf: the keys take no part
+        UnpackTile(call_.key, item_, j0, n, keys_, call_.dimPad);
+        UnpackTile(call_.value, item_, j0, n, values_, call_.dimVPad);
+        if constexpr (kRazor) {
+            for (int32_t t = 0; t < n; ++t) {
+                const int64_t j = j0 + t;
+                const int64_t block = call_.key.blockTable[item_.kvSequence * call_.key.tableStride + j / call_.key.blockSize];
+                razor_[t] = call_.razorOffset[block * call_.razorBlockStride + j % call_.key.blockSize];
+            }
+        }
+        for (int lane = 0; lane < lanes_; ++lane) {
+            Scores(lane, j0, n, tile == plan::TileClass::kPartial);
+            Update(lane, n);
+        }
+    }
+
+    void Scores(int lane, int32_t j0, int32_t n, bool addMask) {
+        const float* q = query_ + int64_t{lane} * call_.dimPad;
+        float* s = scores_ + int64_t{lane} * kTileKeys;
+        int32_t t = 0;
+        for (; t + 4 <= n; t += 4)
+            Dot4(q, keys_ + t * call_.dimPad, call_.dimPad, call_.dimPad, s + t);
+        for (; t < n; ++t)
+            s[t] = Dot(q, keys_ + t * call_.dimPad, call_.dimPad);
+        const int32_t padded = (n + kW - 1) / kW * kW;
+        const V dotMul = Simd::Set(Field(kDotMul)[lane]);
+        const V razorMul = Simd::Set(Field(kRazorMul)[lane]);
+        const V postMul = Simd::Set(Field(kPostMul)[lane]);
+        for (int32_t i = 0; i < padded; i += kW) {
+            V x = Simd::Load(s + i);
+            if constexpr (kRazor) {
+                x = Simd::MulAdd(x, dotMul, Simd::Mul(Simd::Load(razor_ + i), razorMul));
+            } else {
+                x = Simd::Mul(x, dotMul);
+            }
+            x = Simd::Mul(x, postMul);
+            // Operand order keeps a NaN logit NaN (the instructions return the second operand on NaN).
+            if constexpr (kClamp) x = Simd::Min(Simd::Set(call_.clampMax), Simd::Max(Simd::Set(call_.clampMin), x));
+            Simd::Store(s + i, x);
+        }
+        if (addMask) AddMaskTerms(call_, item_, HeadOf(lane), RowOf(lane), j0, n, s);
+        for (int32_t i = n; i < padded; ++i)
+            s[i] = kNegInf;
+    }
+
+    void Update(int lane, int32_t n) {
+        float* s = scores_ + int64_t{lane} * kTileKeys;
+        const int32_t padded = (n + kW - 1) / kW * kW;
+        V top = Simd::Set(kNegInf);
+        bool nan = false;
+        for (int32_t i = 0; i < padded; i += kW) {
+            const V x = Simd::Load(s + i);
+            nan = nan || Simd::AnyNaN(x);
+            top = Simd::Max(top, x);
+        }
+        const float tileMax = nan ? __builtin_nanf("") : Simd::ReduceMax(top);
+        const SoftmaxStep<float> step = StepSoftmax(Field(kMax)[lane], tileMax);
+        if (!step.visible) return;
+        const V shift = Simd::Set(step.newMax);
+        V sum = Simd::Zero();
+        for (int32_t i = 0; i < padded; i += kW) {
+            const V w = Simd::Exp(Simd::Sub(Simd::Load(s + i), shift));
+            sum = Simd::Add(sum, w);
+            Simd::Store(s + i, w);
+        }
+        float* acc = acc_ + int64_t{lane} * call_.dimVPad;
+        if (step.rescale != 1.0f) {
+            const V r = Simd::Set(step.rescale);
+            for (int c = 0; c < call_.dimVPad; c += kW)
+                Simd::Store(acc + c, Simd::Mul(Simd::Load(acc + c), r));
+        }
+        Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + Simd::ReduceAdd(sum);
+        Field(kMax)[lane] = step.newMax;
+        if (call_.quant != plan::QuantPolicy::Mode::kNone && !QuantiseWeights(lane, n, tileMax, step.newMax)) return;
+        int c = 0;
+        for (; c + 4 * kW <= call_.dimVPad; c += 4 * kW)
+            AccumulateChunk<4>(s, n, values_ + c, call_.dimVPad, acc + c);
+        for (; c < call_.dimVPad; c += kW)
+            AccumulateChunk<1>(s, n, values_ + c, call_.dimVPad, acc + c);
+    }
+
+    // int8 P.V as the reference defines it (kernels/ref/attention_ref.cpp): the weights become int8 steps
+    // times the output factor. False when the tile adds nothing.
+    bool QuantiseWeights(int lane, int32_t n, float tileMax, float newMax) {
+        const int64_t head = HeadOf(lane);
+        float pFactor = 0.0f, outFactor = 0.0f;
+        switch (call_.quant) {
+            case plan::QuantPolicy::Mode::kPagedOnline: {
+                if (tileMax == kNegInf) return false;
+                const float sigma = SoftmaxExp(tileMax - newMax) / 127.0f;
+                pFactor = 1.0f / sigma;
+                outFactor = call_.vDescale[head] * sigma;
+                break;
+            }
+            case plan::QuantPolicy::Mode::kPagedOffline:
+                pFactor = call_.pScale[head];
+                outFactor = call_.vDescale[head];
+                break;
+            case plan::QuantPolicy::Mode::kSelfOnline: {
+                if (tileMax == kNegInf) return false;
+                float& weightMax = Field(kWeightMax)[lane];
+                const float tileWeight = SoftmaxExp(tileMax - newMax);
+                weightMax = weightMax > tileWeight ? weightMax : tileWeight;
+                const float stepSize = weightMax / 127.0f;
+                pFactor = 1.0f / stepSize;
+                outFactor = call_.vDescale[head] * stepSize;
+                break;
+            }
+            case plan::QuantPolicy::Mode::kSelfOffline:
+                pFactor = 1.0f / call_.pScale[head];
+                outFactor = call_.vDescale[head] * call_.pScale[head];
+                break;
+            case plan::QuantPolicy::Mode::kNone:
+                return true;
+        }
+        float* s = scores_ + int64_t{lane} * kTileKeys;
+        for (int32_t t = 0; t < n; ++t) {
+            float q = __builtin_nearbyintf(RoundToHalf(s[t] * pFactor));
+            q = q < -128.0f ? -128.0f : (q > 127.0f ? 127.0f : q);
+            s[t] = q * outFactor;
+        }
+        return true;
+    }
+
+    void StoreOutput() {
+        for (int lane = 0; lane < lanes_; ++lane)
+            StoreRow(call_, OutputOffset(lane), acc_ + int64_t{lane} * call_.dimVPad, Field(kSum)[lane]);
+    }
+
+    void StoreZeros() {
+        for (int lane = 0; lane < lanes_; ++lane) {
+            const int64_t base = OutputOffset(lane);
+            for (int c = 0; c < call_.headDimV; ++c)
+                cpu::StoreOutput(call_, base + c, 0.0f);
+        }
+    }
+
+    void StorePartial() {
+        float* partial = call_.partials + task_.partial * call_.partialFloats;
+        for (int lane = 0; lane < lanes_; ++lane) {
+            partial[lane] = Field(kMax)[lane];
+            partial[call_.lanes + lane] = Field(kSum)[lane];
+        }
+        float* acc = partial + 2 * call_.lanes;
+        for (int64_t i = 0; i < int64_t{lanes_} * call_.dimVPad; ++i)
+            acc[i] = acc_[i];
+    }
+
+    const KernelCall& call_;
+    const Task& task_;
+    const plan::WorkItem& item_;
+    const int32_t rows_;
+    const int lanes_;
+    float* query_;
+    float* scores_;
+    float* keys_;
+    float* values_;
+    float* razor_;
+    float* acc_;
+    float* lane_;
+};
+
+// Combines the partial states of a row block's chunks in key order and stores the output.
+void MergeRowBlock(const KernelCall& call, const MergeStep& merge) {
+    const Task& first = call.tasks[merge.firstTask];
+    const plan::WorkItem& item = call.items[first.item];
+    const int32_t rows = first.rowEnd - first.rowBegin;
+    const int lanes = item.headCount * rows;
+    float* into = call.partials + first.partial * call.partialFloats;
+    for (int32_t chunk = 1; chunk < merge.chunks; ++chunk) {
+        const float* from = call.partials + call.tasks[merge.firstTask + chunk].partial * call.partialFloats;
+        for (int lane = 0; lane < lanes; ++lane) {
+            MergeSoftmax(into[lane], into[call.lanes + lane], into + 2 * call.lanes + int64_t{lane} * call.dimVPad,
+                         from[lane], from[call.lanes + lane], from + 2 * call.lanes + int64_t{lane} * call.dimVPad,
+                         int64_t{call.dimVPad});
+        }
+    }
+    for (int lane = 0; lane < lanes; ++lane) {
+        const int64_t head = item.headBegin + lane / rows, row = first.rowBegin + lane % rows;
+        const int64_t base = item.outOffset + row * call.outputRowStride + head * call.outputHeadStride;
+        StoreRow(call, base, into + 2 * call.lanes + int64_t{lane} * call.dimVPad, into[call.lanes + lane]);
+    }
+}
+
+template <bool kMasked, bool kClamp, bool kRazor>
+void RunTasks(const KernelCall& call) {
+    auto body = [&call](int64_t task, int thread) {
+        float* scratch = call.scratch + thread * call.layout.total;
+        TaskRunner<kMasked, kClamp, kRazor>(call, call.tasks[task], scratch).Run();
+    };
+    core::ParallelFor(call.taskCount, call.threads, body);
+}
+
+// One instantiation per combination of the features that change the inner loops.
+template <bool kMasked, bool kClamp>
+void RunWithRazor(const KernelCall& call) {
+    if (call.razorOffset != nullptr) return RunTasks<kMasked, kClamp, true>(call);
+    RunTasks<kMasked, kClamp, false>(call);
+}
+
+template <bool kMasked>
+void RunWithClamp(const KernelCall& call) {
+    if (call.clamp) return RunWithRazor<kMasked, true>(call);
+    RunWithRazor<kMasked, false>(call);
+}
+
+}  // namespace
+
+void RunAttention(const KernelCall& call) {
+    if (call.mask != plan::MaskKind::kNone) {
+        RunWithClamp<true>(call);
+    } else {
+        RunWithClamp<false>(call);
+    }
+    auto merge = [&call](int64_t step, int) { MergeRowBlock(call, call.merges[step]); };
+    core::ParallelFor(call.mergeCount, call.threads, merge);
+}
+
+}  // namespace ATBX_KERNEL_NAMESPACE

@@ -1,0 +1,30 @@
+// The CPU attention paths ("cpu:avx512", "cpu:avx2", "cpu:scalar"): the one kernel of attention_kernel.inl
+// compiled per instruction set, each accepting a call only where the host CPU has its features.
+#ifndef ATBX_KERNELS_CPU_CPU_PATHS_H
+#define ATBX_KERNELS_CPU_CPU_PATHS_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "plan/attention_plan.h"
+
+namespace atbx::kernels::cpu {
+
+// Why the path cannot run the plan: first the CPU feature it lacks, then the plan feature; nothing when it
+// can.
+std::optional<std::string> Avx512Refusal(const plan::AttentionPlan& plan);
+std::optional<std::string> Avx2Refusal(const plan::AttentionPlan& plan);
+std::optional<std::string> ScalarRefusal(const plan::AttentionPlan& plan);
+
+// Workspace bytes of every path (the same layout).
+uint64_t AttentionWorkspaceBytes(const plan::AttentionPlan& plan, int threads);
+
+// Run the path with a workspace of AttentionWorkspaceBytes(plan, threads) bytes.
+void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace);
+void RunAvx2(const plan::AttentionPlan& plan, int threads, void* workspace);
+void RunScalar(const plan::AttentionPlan& plan, int threads, void* workspace);
+
+}  // namespace atbx::kernels::cpu
+
+#endif  // ATBX_KERNELS_CPU_CPU_PATHS_H

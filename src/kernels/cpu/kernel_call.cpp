@@ -1,0 +1,269 @@
+#include "kernels/cpu/kernel_call.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/float16.h"
+#include "core/parallel.h"
+#include "plan/element.h"
+
+namespace atbx::kernels::cpu {
+namespace {
+
+using plan::AttentionPlan;
+using plan::WorkItem;
+
+constexpr int64_t kAlign = 64;
+
+int64_t AlignUp(int64_t bytes) {
+    return (bytes + kAlign - 1) / kAlign * kAlign;
+}
+
+int PadChannels(int channels) {
+    return (channels + kChannelPad - 1) / kChannelPad * kChannelPad;
+}
+
+// Rows of a row block: as many as fit kMaxLanes lanes with every head of the item, at least one.
+int32_t RowsPerBlock(const WorkItem& item) {
+    return std::max<int32_t>(1, std::min<int32_t>(item.qLen, kMaxLanes / std::max(1, item.headCount)));
+}
+
+// int8 P quantisation follows the softmax tile by tile from kvBegin: such items are never split.
+int32_t ChunkKeys(const AttentionPlan& plan) {
+    return plan.quant.enabled() ? INT32_MAX : kKvChunk;
+}
+
+int32_t ChunksOf(const AttentionPlan& plan, const WorkItem& item) {
+    if (item.zeroOutput || item.kvEnd <= item.kvBegin) return 1;
+    const int64_t keys = item.kvEnd - item.kvBegin;
+    return static_cast<int32_t>((keys + ChunkKeys(plan) - 1) / ChunkKeys(plan));
+}
+
+struct Counts {
+    int64_t tasks = 0, merges = 0, partials = 0;
+    int lanes = 1;
+};
+
+Counts Count(const AttentionPlan& plan) {
+    Counts counts;
+    for (const WorkItem& item : plan.items) {
+        const int32_t rows = RowsPerBlock(item);
+        const int64_t blocks = (item.qLen + rows - 1) / rows;
+        const int32_t chunks = ChunksOf(plan, item);
+        counts.lanes = std::max(counts.lanes, item.headCount * rows);
+        counts.tasks += blocks * chunks;
+        if (chunks > 1) {
+            counts.merges += blocks;
+            counts.partials += blocks * chunks;
+        }
+    }
+    return counts;
+}
+
+ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes) {
+    const int64_t dimPad = PadChannels(plan.headDim), dimVPad = PadChannels(plan.headDimV);
+    ScratchLayout layout;
+    int64_t at = 0;
+    const auto take = [&at](int64_t floats) {
+        const int64_t start = at;
+        at += (floats + kChannelPad - 1) / kChannelPad * kChannelPad;
+        return start;
+    };
+    layout.query = take(lanes * dimPad);
+    layout.scores = take(int64_t{lanes} * kTileKeys);
+    layout.keys = take(kTileKeys * dimPad);
+    layout.values = take(kTileKeys * dimVPad);
+    layout.razor = take(kTileKeys);
+    layout.acc = take(lanes * dimVPad);
+    layout.lane = take(int64_t{kLaneFields} * lanes);
+    layout.total = at;
+    return layout;
+}
+
+int64_t PartialFloats(const AttentionPlan& plan, int lanes) {
+    return int64_t{lanes} * (2 + PadChannels(plan.headDimV));
+}
+
+struct Regions {
+    int64_t tasks, merges, partials, scratch, total;
+};
+
+Regions RegionsFor(const AttentionPlan& plan, int threads) {
+    const Counts counts = Count(plan);
+    const ScratchLayout layout = LayoutFor(plan, counts.lanes);
+    Regions r;
+    r.tasks = 0;
+    r.merges = r.tasks + AlignUp(counts.tasks * static_cast<int64_t>(sizeof(Task)));
+    r.partials = r.merges + AlignUp(counts.merges * static_cast<int64_t>(sizeof(MergeStep)));
+    r.scratch = r.partials + AlignUp(counts.partials * PartialFloats(plan, counts.lanes) * 4);
+    r.total = r.scratch + AlignUp(layout.total * 4) * core::ResolveThreads(threads) + kAlign;
+    return r;
+}
+
+bool Floating(aclDataType dtype) {
+    return dtype == ACL_FLOAT16 || dtype == ACL_BF16 || dtype == ACL_FLOAT;
+}
+
+int ElementBytes(aclDataType dtype) {
+    switch (dtype) {
+        case ACL_FLOAT16:
+        case ACL_BF16:
+            return 2;
+        case ACL_FLOAT:
+            return 4;
+        default:
+            return 1;
+    }
+}
+
+KvView ViewOf(const plan::KvSource& source) {
+    KvView view;
+    view.data = source.data;
+    view.dtype = source.dtype;
+    view.elementBytes = ElementBytes(source.dtype);
+    view.headDim = source.headDim;
+    view.slotStride = source.slotStride;
+    view.headStride = source.headStride;
+    view.blockStride = source.blockStride;
+    view.sequenceStride = source.sequenceStride;
+    view.tableStride = source.tableStride;
+    view.blockSize = source.blockSize;
+    view.blockTable = source.blockTable;
+    view.channelTile = source.channelTile;
+    view.channelTileStride = source.channelTileStride;
+    if (source.dequantised()) {
+        view.scale = source.dequantScaleF32.data();
+        view.offset = source.dequantOffsetF32.data();
+    }
+    return view;
+}
+
+void BuildSchedule(const AttentionPlan& plan, Task* tasks, MergeStep* merges) {
+    int32_t task = 0, merge = 0, partial = 0;
+    for (size_t i = 0; i < plan.items.size(); ++i) {
+        const WorkItem& item = plan.items[i];
+        const int32_t rows = RowsPerBlock(item);
+        const int32_t chunks = ChunksOf(plan, item);
+        for (int32_t r0 = 0; r0 < item.qLen; r0 += rows) {
+            if (chunks > 1) merges[merge++] = {task, chunks};
+            for (int32_t c = 0; c < chunks; ++c) {
+                Task& t = tasks[task++];
+                t.item = static_cast<int32_t>(i);
+                t.rowBegin = r0;
+                t.rowEnd = std::min(item.qLen, r0 + rows);
+                t.kvBegin = chunks > 1 ? item.kvBegin + c * kKvChunk : item.kvBegin;
+                t.kvEnd = chunks > 1 ? std::min(item.kvEnd, t.kvBegin + kKvChunk) : item.kvEnd;
+                t.partial = chunks > 1 ? partial++ : -1;
+            }
+        }
+    }
+}
+
+}  // namespace
+
+std::optional<std::string> CallRefusal(const AttentionPlan& plan) {
+    const bool quant = plan.quant.enabled();
+    if (!quant && (!Floating(plan.query.dtype) || !Floating(plan.output.dtype))) {
+        return "only float16, bfloat16 and float32 queries and outputs are implemented";
+    }
+    for (const plan::KvSource* source : {&plan.key, &plan.value}) {
+        if (!Floating(source->dtype) && source->dtype != ACL_INT8) {
+            return "only float16, bfloat16, float32 and int8 caches are implemented";
+        }
+        if (source->dequantised() && source->dequantScaleF32.empty()) {
+            return "the plan's dequantisation scales are not decoded (plan::DecodeDequantisation)";
+        }
+        if (source->channelTile != 0 && source->channelTile % 16 != 0) {
+            return "FRACTAL_NZ tiles must be a multiple of 16 channels";
+        }
+    }
+    if (plan.scale.razorOffset != nullptr && !plan.key.paged()) {
+        return "razor offsets are implemented for paged caches only";
+    }
+    return std::nullopt;
+}
+
+uint64_t CallWorkspaceBytes(const AttentionPlan& plan, int threads) {
+    return static_cast<uint64_t>(RegionsFor(plan, threads).total);
+}
+
+KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) {
+    const Counts counts = Count(plan);
+    const Regions regions = RegionsFor(plan, threads);
+    auto* base = static_cast<char*>(workspace);
+    base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
+
+    KernelCall call;
+    call.plan = &plan;
+    call.items = plan.items.data();
+    call.headDim = plan.headDim;
+    call.headDimV = plan.headDimV;
+    call.dimPad = PadChannels(plan.headDim);
+    call.dimVPad = PadChannels(plan.headDimV);
+    call.query = plan.query.data;
+    call.queryType = plan.query.dtype;
+    call.queryRowStride = plan.query.rowStride;
+    call.queryHeadStride = plan.query.headStride;
+    call.output = plan.output.out;
+    call.outputType = plan.output.dtype;
+    call.outputRowStride = plan.output.rowStride;
+    call.outputHeadStride = plan.output.headStride;
+    call.key = ViewOf(plan.key);
+    call.value = ViewOf(plan.value);
+    call.mask = plan::KindOf(plan.mask);
+    call.clamp = plan.scale.clamp;
+    call.clampMin = static_cast<float>(plan.scale.clampMin);
+    call.clampMax = static_cast<float>(plan.scale.clampMax);
+    call.razorOffset = plan.scale.razorOffset;
+    call.razorBlockStride = plan.scale.razorBlockStride;
+    call.quant = plan.quant.mode;
+    call.kDescale = plan.quant.kDescale;
+    call.vDescale = plan.quant.vDescale;
+    call.pScale = plan.quant.pScale;
+    call.tileKeys = kTileKeys;
+
+    auto* tasks = reinterpret_cast<Task*>(base + regions.tasks);
+    auto* merges = reinterpret_cast<MergeStep*>(base + regions.merges);
+    BuildSchedule(plan, tasks, merges);
+    call.tasks = tasks;
+    call.taskCount = counts.tasks;
+    call.merges = merges;
+    call.mergeCount = counts.merges;
+    call.partials = reinterpret_cast<float*>(base + regions.partials);
+    call.partialFloats = PartialFloats(plan, counts.lanes);
+    call.lanes = counts.lanes;
+    call.layout = LayoutFor(plan, counts.lanes);
+    call.scratch = reinterpret_cast<float*>(base + regions.scratch);
+    call.threads = core::ResolveThreads(threads);
+    return call;
+}
+
+double RowScale(const KernelCall& call, const WorkItem& item, int64_t row) {
+    return call.plan->scale.RowScale(item, row);
+}
+
+float QueryElement(const KernelCall& call, int64_t offset) {
+    const double q = plan::LoadElement(call.query, call.queryType, offset);
+    const std::optional<double>& pre = call.plan->qPreScale;
+    return static_cast<float>(pre ? plan::RoundToDtype(q * *pre, call.queryType) : q);
+}
+
+void StoreOutput(const KernelCall& call, int64_t offset, float value) {
+    plan::StoreElement(call.output, call.outputType, offset, value);
+}
+
+float RoundToHalf(float value) {
+    return static_cast<float>(plan::RoundToDtype(value, ACL_FLOAT16));
+}
+
+void AddMaskTerms(const KernelCall& call, const WorkItem& item, int64_t head, int64_t row, int64_t j0,
+                  int32_t n, float* scores) {
+    plan::AddMaskTerms(call.plan->mask, item, head, row, j0, n, scores);
+}
+
+plan::TileClass ClassifyTile(const KernelCall& call, const WorkItem& item, int64_t rowBegin, int64_t rowEnd,
+                             int64_t j0, int64_t j1) {
+    return plan::ClassifyTile(call.plan->mask, item, rowBegin, rowEnd, j0, j1);
+}
+
+}  // namespace atbx::kernels::cpu

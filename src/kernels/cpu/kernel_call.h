@@ -1,0 +1,129 @@
+// KernelCall: an AttentionPlan resolved once per call into what the vectorised CPU kernels read: typed K/V
+// views, per-call constants, and the schedule of tasks, all in plain structs and raw pointers. The kernels
+// are compiled once per instruction set; they call no inline function of the plan's headers, so that no
+// inline function is compiled under two instruction sets with one name.
+//
+// Schedule: a work item's query rows are cut into row blocks of at most kMaxLanes (head, row) lanes, and its
+// keys into chunks of kKvChunk keys; each (row block, chunk) is a task. A row block with one chunk writes the
+// output; otherwise each chunk writes a partial softmax state and a merge step combines them in key order.
+// The cut depends on the plan alone, so results are bitwise identical for every thread count.
+#ifndef ATBX_KERNELS_CPU_KERNEL_CALL_H
+#define ATBX_KERNELS_CPU_KERNEL_CALL_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "plan/attention_plan.h"
+#include "plan/mask_segment.h"
+
+namespace atbx::kernels::cpu {
+
+inline constexpr int kMaxLanes = 64;    // (head, row) pairs whose softmax state a task keeps
+inline constexpr int kKvChunk = 1024;   // keys per task (a multiple of every tile)
+inline constexpr int kTileKeys = 128;   // keys converted and scored at once
+inline constexpr int kChannelPad = 16;  // rows of the fp32 tiles are padded to a multiple of this
+
+// One K or V cache: element (sequence, position j, head h, channel c) as plan::KvSource describes it.
+struct KvView {
+    const void* data = nullptr;
+    aclDataType dtype = ACL_DT_UNDEFINED;
+    int elementBytes = 0;
+    int headDim = 0;
+    int64_t slotStride = 0, headStride = 0, blockStride = 0, sequenceStride = 0, tableStride = 0;
+    int blockSize = 0;
+    const int32_t* blockTable = nullptr;  // null: not paged
+    int channelTile = 0;                  // 0: channels contiguous; else FRACTAL_NZ tiles
+    int64_t channelTileStride = 0;
+    const float* scale = nullptr;   // dequantisation, fp32 [kvHeads * headDim], or null
+    const float* offset = nullptr;  // the same for the offsets (zeros when the call has none)
+};
+
+struct Task {
+    int32_t item = 0;
+    int32_t rowBegin = 0, rowEnd = 0;
+    int32_t kvBegin = 0, kvEnd = 0;
+    int32_t partial = -1;  // partial-state slot, or -1: the task writes the output
+};
+
+// The tasks [firstTask, firstTask + chunks) of one row block, merged in this order.
+struct MergeStep {
+    int32_t firstTask = 0;
+    int32_t chunks = 0;
+};
+
+// Offsets (in floats) of a thread's scratch arrays inside its block; L = lanes, T = kTileKeys.
+struct ScratchLayout {
+    int64_t query = 0;   // [L, dimPad] queries times their per-lane factor
+    int64_t scores = 0;  // [L, T] logits, then weights
+    int64_t keys = 0;    // [T, dimPad] fp32 keys of the tile
+    int64_t values = 0;  // [T, dimVPad] fp32 values of the tile
+    int64_t razor = 0;   // [T] razor offsets of the tile's keys
+    int64_t acc = 0;     // [L, dimVPad]
+    int64_t lane = 0;    // [kLaneFields, L]: the LaneField arrays
+    int64_t total = 0;
+};
+
+// Per-lane arrays of ScratchLayout::lane: logit = (dot * kDotMul + razor * kRazorMul) * kPostMul.
+enum LaneField { kMax, kSum, kWeightMax, kDotMul, kRazorMul, kPostMul, kLaneFields };
+
+struct KernelCall {
+    const plan::AttentionPlan* plan = nullptr;  // for the out-of-line helpers below
+    const plan::WorkItem* items = nullptr;
+    int headDim = 0, headDimV = 0;
+    int dimPad = 0, dimVPad = 0;  // multiples of kChannelPad
+
+    const void* query = nullptr;
+    aclDataType queryType = ACL_DT_UNDEFINED;
+    int64_t queryRowStride = 0, queryHeadStride = 0;
+    void* output = nullptr;
+    aclDataType outputType = ACL_DT_UNDEFINED;
+    int64_t outputRowStride = 0, outputHeadStride = 0;
+
+    KvView key, value;
+    plan::MaskKind mask = plan::MaskKind::kNone;
+    bool clamp = false;
+    float clampMin = 0, clampMax = 0;
+    const float* razorOffset = nullptr;
+    int64_t razorBlockStride = 0;
+    plan::QuantPolicy::Mode quant = plan::QuantPolicy::Mode::kNone;
+    const float* kDescale = nullptr;  // int8 QKV: [headNum] each
+    const float* vDescale = nullptr;
+    const float* pScale = nullptr;
+    int tileKeys = kTileKeys;
+
+    const Task* tasks = nullptr;
+    int64_t taskCount = 0;
+    const MergeStep* merges = nullptr;  // row blocks split into several chunks
+    int64_t mergeCount = 0;
+    float* partials = nullptr;  // partial states, partialFloats each: m[lanes], l[lanes], acc[lanes, dimVPad]
+    int64_t partialFloats = 0;
+    int lanes = 0;             // most lanes of any task
+    float* scratch = nullptr;  // per thread, layout.total floats each
+    ScratchLayout layout;
+    int threads = 1;
+};
+
+// Why the vectorised kernels cannot run the plan (plan features only), or nothing.
+std::optional<std::string> CallRefusal(const plan::AttentionPlan& plan);
+
+// Bytes of workspace a call with this plan needs on `threads` threads (0: every hardware thread).
+uint64_t CallWorkspaceBytes(const plan::AttentionPlan& plan, int threads);
+
+// Resolves the plan and lays the schedule out in `workspace` (CallWorkspaceBytes(plan, threads) bytes).
+KernelCall PrepareCall(const plan::AttentionPlan& plan, int threads, void* workspace);
+
+// Out-of-line helpers the kernels call per task or per tile.
+double RowScale(const KernelCall& call, const plan::WorkItem& item, int64_t row);
+float QueryElement(const KernelCall& call,
+                   int64_t offset);  // qScale applied and rounded when the call has it
+void StoreOutput(const KernelCall& call, int64_t offset, float value);
+float RoundToHalf(float value);  // fp16 rounding of int8 P quantisation
+void AddMaskTerms(const KernelCall& call, const plan::WorkItem& item, int64_t head, int64_t row, int64_t j0,
+                  int32_t n, float* scores);
+plan::TileClass ClassifyTile(const KernelCall& call, const plan::WorkItem& item, int64_t rowBegin,
+                             int64_t rowEnd, int64_t j0, int64_t j1);
+
+}  // namespace atbx::kernels::cpu
+
+#endif  // ATBX_KERNELS_CPU_KERNEL_CALL_H

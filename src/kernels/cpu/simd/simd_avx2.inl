@@ -1,0 +1,65 @@
+// fp32 vectors of 8 lanes on AVX2 with FMA and F16C: the operations the attention kernel is written in.
+// Included inside namespace atbx::kernels::cpu::avx2 by the one translation unit compiled with AVX2 flags.
+
+struct Simd {
+    using V = __m256;
+    static constexpr int kWidth = 8;
+
+    static V Zero() { return _mm256_setzero_ps(); }
+    static V Set(float x) { return _mm256_set1_ps(x); }
+    static V Load(const float* p) { return _mm256_loadu_ps(p); }
+    static void Store(float* p, V v) { _mm256_storeu_ps(p, v); }
+    static V Add(V a, V b) { return _mm256_add_ps(a, b); }
+    static V Sub(V a, V b) { return _mm256_sub_ps(a, b); }
+    static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
+    static V MulAdd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }  // a * b + c
+    // The second operand when either is NaN, as the x86 instructions do.
+    static V Max(V a, V b) { return _mm256_max_ps(a, b); }
+    static V Min(V a, V b) { return _mm256_min_ps(a, b); }
+    static float ReduceAdd(V v) {
+        __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        s = _mm_add_ss(s, _mm_movehdup_ps(s));
+        return _mm_cvtss_f32(s);
+    }
+    static float ReduceMax(V v) {
+        __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+        s = _mm_max_ss(s, _mm_movehdup_ps(s));
+        return _mm_cvtss_f32(s);
+    }
+    static bool AnyNaN(V v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
+
+    static V LoadHalf(const uint16_t* p) {
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static V LoadBf16(const uint16_t* p) {
+        const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+    }
+    static V LoadInt8(const int8_t* p) {
+        return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+    }
+
+    // e^x to about 2 ulp: x = n ln2 + r, |r| <= ln2 / 2, e^r by a degree-6 polynomial, times 2^n. Below
+    // -87.3 (where fp32 results turn subnormal) the result is 0, so e^-inf = 0; NaN stays NaN.
+    static V Exp(V x) {
+        const V clamped = _mm256_min_ps(_mm256_max_ps(x, Set(-87.33654f)), Set(88.37626f));
+        const V n = _mm256_round_ps(_mm256_mul_ps(clamped, Set(1.44269504f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        V r = _mm256_fnmadd_ps(n, Set(0.693359375f), clamped);
+        r = _mm256_fnmadd_ps(n, Set(-2.12194440e-4f), r);
+        V p = Set(1.9875691500e-4f);
+        p = MulAdd(p, r, Set(1.3981999507e-3f));
+        p = MulAdd(p, r, Set(8.3334519073e-3f));
+        p = MulAdd(p, r, Set(4.1665795894e-2f));
+        p = MulAdd(p, r, Set(1.6666665459e-1f));
+        p = MulAdd(p, r, Set(5.0000001201e-1f));
+        const V y = MulAdd(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, Set(1.0f)));
+        const __m256i exponent = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+        V result = _mm256_mul_ps(y, _mm256_castsi256_ps(exponent));
+        result = _mm256_blendv_ps(result, Zero(), _mm256_cmp_ps(x, Set(-87.33654f), _CMP_LT_OQ));
+        result = _mm256_blendv_ps(result, Set(__builtin_inff()), _mm256_cmp_ps(x, Set(88.37626f), _CMP_GT_OQ));
+        return _mm256_blendv_ps(result, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    }
+};

@@ -1,0 +1,56 @@
+// fp32 vectors of 16 lanes on AVX-512 (F, BW, DQ, VL) with F16C: the operations the attention kernel is
+// written in. Included inside namespace atbx::kernels::cpu::avx512 by the one translation unit compiled with
+// AVX-512 flags.
+
+struct Simd {
+    using V = __m512;
+    static constexpr int kWidth = 16;
+
+    static V Zero() { return _mm512_setzero_ps(); }
+    static V Set(float x) { return _mm512_set1_ps(x); }
+    static V Load(const float* p) { return _mm512_loadu_ps(p); }
+    static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
+    static V Add(V a, V b) { return _mm512_add_ps(a, b); }
+    static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
+    static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
+    static V MulAdd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }  // a * b + c
+    // The second operand when either is NaN, as the x86 instructions do.
+    static V Max(V a, V b) { return _mm512_max_ps(a, b); }
+    static V Min(V a, V b) { return _mm512_min_ps(a, b); }
+    static float ReduceAdd(V v) { return _mm512_reduce_add_ps(v); }
+    static float ReduceMax(V v) { return _mm512_reduce_max_ps(v); }
+    static bool AnyNaN(V v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0; }
+
+    static V LoadHalf(const uint16_t* p) {
+        return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    }
+    static V LoadBf16(const uint16_t* p) {
+        const __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+    }
+    static V LoadInt8(const int8_t* p) {
+        return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+    }
+
+    // e^x to about 2 ulp: x = n ln2 + r, |r| <= ln2 / 2, e^r by a degree-6 polynomial, times 2^n. Below
+    // -87.3 (where fp32 results turn subnormal) the result is 0, so e^-inf = 0; NaN stays NaN.
+    static V Exp(V x) {
+        const V clamped = _mm512_min_ps(_mm512_max_ps(x, Set(-87.33654f)), Set(88.72283f));
+        const V n = _mm512_roundscale_ps(_mm512_mul_ps(clamped, Set(1.44269504f)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        V r = _mm512_fnmadd_ps(n, Set(0.693359375f), clamped);
+        r = _mm512_fnmadd_ps(n, Set(-2.12194440e-4f), r);
+        V p = Set(1.9875691500e-4f);
+        p = MulAdd(p, r, Set(1.3981999507e-3f));
+        p = MulAdd(p, r, Set(8.3334519073e-3f));
+        p = MulAdd(p, r, Set(4.1665795894e-2f));
+        p = MulAdd(p, r, Set(1.6666665459e-1f));
+        p = MulAdd(p, r, Set(5.0000001201e-1f));
+        const V y = MulAdd(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, Set(1.0f)));
+        V result = _mm512_scalef_ps(y, n);
+        result = _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, Set(-87.33654f), _CMP_LT_OQ), Zero());
+        result = _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, Set(88.72283f), _CMP_GT_OQ),
+                                    Set(__builtin_inff()));
+        return _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+    }
+};

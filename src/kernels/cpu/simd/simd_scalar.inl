@@ -1,0 +1,43 @@
+// "Vectors" of one fp32 lane: the attention kernel's operations in portable C++, for CPUs without a SIMD
+// path. Included inside namespace atbx::kernels::cpu::scalar.
+
+struct Simd {
+    using V = float;
+    static constexpr int kWidth = 1;
+
+    static V Zero() { return 0.0f; }
+    static V Set(float x) { return x; }
+    static V Load(const float* p) { return *p; }
+    static void Store(float* p, V v) { *p = v; }
+    static V Add(V a, V b) { return a + b; }
+    static V Sub(V a, V b) { return a - b; }
+    static V Mul(V a, V b) { return a * b; }
+    static V MulAdd(V a, V b, V c) { return a * b + c; }
+    // The second operand when either is NaN, as the x86 instructions do.
+    static V Max(V a, V b) { return a > b ? a : b; }
+    static V Min(V a, V b) { return a < b ? a : b; }
+    static float ReduceAdd(V v) { return v; }
+    static float ReduceMax(V v) { return v; }
+    static bool AnyNaN(V v) { return v != v; }
+
+    static V LoadHalf(const uint16_t* p) {
+        const uint16_t bits = *p;
+        uint32_t widened = static_cast<uint32_t>(bits & 0x7FFFu) << 13;
+        float scaled;
+        __builtin_memcpy(&scaled, &widened, sizeof(scaled));
+        scaled *= 0x1p112f;
+        __builtin_memcpy(&widened, &scaled, sizeof(scaled));
+        if ((bits & 0x7C00u) == 0x7C00u) widened |= 0x7F800000u;
+        widened |= static_cast<uint32_t>(bits & 0x8000u) << 16;
+        __builtin_memcpy(&scaled, &widened, sizeof(scaled));
+        return scaled;
+    }
+    static V LoadBf16(const uint16_t* p) {
+        const uint32_t widened = static_cast<uint32_t>(*p) << 16;
+        float value;
+        __builtin_memcpy(&value, &widened, sizeof(value));
+        return value;
+    }
+    static V LoadInt8(const int8_t* p) { return static_cast<float>(*p); }
+    static V Exp(V x) { return x < -87.33654f ? 0.0f : __builtin_expf(x); }
+};

@@ -1,0 +1,221 @@
+// Every CPU attention path of the registry, forced in turn in-process, against the float64 reference on odd
+// sizes (partial last blocks, GQA ratios 1 to 16, batch 1 and 33, contexts 1 to 4097, speculative steps of 1
+// to 16 tokens, head sizes 64 to 256), bitwise identical on 1, 2 and 3 threads, and the numeric semantics of
+// docs/decisions.md (NaN, fully hidden rows, overflow) on every backend. A path this CPU lacks is skipped
+// with the missing feature named.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "core/str_cat.h"
+#include "plan/element.h"
+#include "support/pa_calls.h"
+#include "support/run_call.h"
+
+namespace atbx::test {
+namespace {
+
+using Param = infer::PagedAttentionParam;
+
+struct PathCase {
+    std::string name;
+    int32_t heads, kvHeads, headSize;
+    PaShape shape;
+    Param::CalcType calcType = Param::CALC_TYPE_UNDEFINED;
+};
+
+PaShape Shape(int32_t headSize, int32_t blockSize, std::vector<int32_t> lens, aclDataType dtype,
+              std::vector<int32_t> qSeqLen = {}) {
+    PaShape shape;
+    shape.headSize = headSize;
+    shape.blockSize = blockSize;
+    shape.contextLens = std::move(lens);
+    shape.qSeqLen = std::move(qSeqLen);
+    shape.dtype = dtype;
+    return shape;
+}
+
+// 33 sequences of lengths 1 to 97.
+std::vector<int32_t> ManyLengths() {
+    std::vector<int32_t> lens;
+    for (int32_t b = 0; b < 33; ++b)
+        lens.push_back(1 + (b * 37) % 97);
+    return lens;
+}
+
+std::vector<PathCase> Cases() {
+    return {
+        {"gqa7_head72_long", 14, 2, 72, Shape(72, 16, {1, 17, 4097}, ACL_FLOAT16)},
+        {"gqa16_head128_batch33", 16, 1, 128, Shape(128, 16, ManyLengths(), ACL_BF16)},
+        {"gqa3_head256", 3, 1, 256, Shape(256, 32, {17, 100}, ACL_BF16)},
+        {"gqa1_head64", 4, 4, 64, Shape(64, 16, {40, 1}, ACL_FLOAT16)},
+        {"gqa4_batch1_long", 8, 2, 128, Shape(128, 128, {4097}, ACL_BF16)},
+        {"spec_1_to_16", 8, 2, 128, Shape(128, 16, {30, 20, 40, 16}, ACL_FLOAT16, {1, 16, 5, 16}),
+         Param::CALC_TYPE_SPEC},
+    };
+}
+
+TestCall MakeCall(const PathCase& c) {
+    Param param;
+    param.headNum = c.heads;
+    param.kvHeadNum = c.kvHeads;
+    param.qkScale = static_cast<float>(1.0 / std::sqrt(c.headSize));
+    param.calcType = c.calcType;
+    if (c.calcType == Param::CALC_TYPE_SPEC) param.maskType = Param::MASK_TYPE_SPEC;
+    return MakePaCall(param, c.shape);
+}
+
+int64_t MaxLength(const PaShape& shape) {
+    return *std::max_element(shape.contextLens.begin(), shape.contextLens.end());
+}
+
+class CpuPathTest : public testing::TestWithParam<std::string> {
+  protected:
+    void SetUp() override {
+        const std::string missing = MissingCpuFeature(GetParam());
+        if (!missing.empty()) GTEST_SKIP() << GetParam() << " does not run here: " << missing;
+    }
+    const char* Path() const { return GetParam().c_str(); }
+};
+
+TEST_P(CpuPathTest, MeetsThePrecisionStandardOnOddSizes) {
+    for (const PathCase& c : Cases()) {
+        SCOPED_TRACE(c.name);
+        TestCall call = MakeCall(c);
+        const std::vector<double> reference = ReferenceResult(call);
+        const RunResult run = Execute(call, Backend::kCpu, 2, Path());
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(run.kernel, GetParam());
+        EXPECT_EQ(PrecisionFailure(call, reference, c.headSize, MaxLength(c.shape)), "");
+    }
+}
+
+TEST_P(CpuPathTest, OneTwoAndThreeThreadsGiveIdenticalBits) {
+    TestCall call = MakeCall(Cases()[0]);
+    std::vector<uint8_t> first;
+    for (int threads : {1, 2, 3}) {
+        const RunResult run = Execute(call, Backend::kCpu, threads, Path());
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        if (first.empty()) {
+            first = call.outputs[0].bytes;
+        } else {
+            EXPECT_EQ(call.outputs[0].bytes, first) << threads << " threads";
+        }
+    }
+}
+
+std::string PathName(const testing::TestParamInfo<std::string>& path) {
+    return path.param.substr(path.param.find(':') + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, CpuPathTest, testing::ValuesIn(CpuPaths()), PathName);
+
+// ---- Numeric semantics (docs/decisions.md): the same class of result on every backend and path.
+
+constexpr uint16_t kHalfNaN = 0x7E00;
+constexpr uint16_t kHalfNegInf = 0xFC00;
+
+// 8 query heads on 2 kv heads, head size 64, fp16, two sequences.
+TestCall SmallDecode(Param param = {}) {
+    param.headNum = 8;
+    param.kvHeadNum = 2;
+    param.qkScale = 0.125f;
+    return MakePaCall(param, Shape(64, 16, {40, 17}, ACL_FLOAT16));
+}
+
+// Element offset of (position j, kv head, channel c) of sequence b in the BSND cache.
+int64_t CacheOffset(TestCall& call, int64_t b, int64_t j, int64_t kvHead, int64_t c) {
+    io::HostTensor& table = call.In("blockTables");
+    const int64_t width = table.desc.shape.dims[1];
+    const int64_t blockSize = call.In("keyCache").desc.shape.dims[1];
+    const int64_t slot = Elements<int32_t>(table)[b * width + j / blockSize] * blockSize + j % blockSize;
+    return (slot * 2 + kvHead) * 64 + c;
+}
+
+void SetHalf(io::HostTensor& tensor, int64_t offset, uint16_t bits) {
+    Elements<uint16_t>(tensor)[offset] = bits;
+}
+
+// Classes of output 0 per (row, head): 'n' every element NaN, 'f' every element finite, '?' otherwise.
+std::string RowClasses(TestCall& call) {
+    io::HostTensor& out = call.outputs[0];
+    std::string classes;
+    for (int64_t row = 0; row < 2 * 8; ++row) {
+        bool allNaN = true, allFinite = true;
+        for (int64_t c = 0; c < 64; ++c) {
+            const double v = plan::LoadElement(out.bytes.data(), out.desc.dtype, row * 64 + c);
+            allNaN = allNaN && std::isnan(v);
+            allFinite = allFinite && std::isfinite(v);
+        }
+        classes += allNaN ? 'n' : (allFinite ? 'f' : '?');
+    }
+    return classes;
+}
+
+// Runs the call on the reference and on every CPU path here; each must give `expected` row classes.
+void ExpectRowClasses(TestCall& call, const std::string& expected) {
+    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+    EXPECT_EQ(RowClasses(call), expected) << "reference";
+    for (const std::string& path : CpuPaths()) {
+        if (!MissingCpuFeature(path).empty()) continue;
+        const RunResult run = Execute(call, Backend::kCpu, 2, path.c_str());
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(RowClasses(call), expected) << path;
+    }
+}
+
+TEST(NumericSemantics, NaNInAQueryMakesItsRowNaN) {
+    TestCall call = SmallDecode();
+    SetHalf(call.In("query"), (1 * 8 + 5) * 64 + 7, kHalfNaN);  // sequence 1, head 5
+    ExpectRowClasses(call,
+                     "ffffffff"
+                     "fffffnff");
+}
+
+TEST(NumericSemantics, NaNInAKeyMakesTheRowsOfItsKvHeadNaN) {
+    TestCall call = SmallDecode();
+    SetHalf(call.In("keyCache"), CacheOffset(call, 0, 33, 1, 3), kHalfNaN);  // sequence 0, kv head 1
+    ExpectRowClasses(call,
+                     "ffffnnnn"
+                     "ffffffff");
+}
+
+TEST(NumericSemantics, NaNInAValueMakesTheRowsOfItsKvHeadNaN) {
+    TestCall call = SmallDecode();
+    SetHalf(call.In("valueCache"), CacheOffset(call, 1, 16, 0, 60), kHalfNaN);  // sequence 1, kv head 0
+    ExpectRowClasses(call,
+                     "ffffffff"
+                     "nnnnffff");
+}
+
+TEST(NumericSemantics, NaNPastTheContextIsNeverRead) {
+    TestCall call = SmallDecode();
+    SetHalf(call.In("keyCache"), CacheOffset(call, 1, 17, 0, 0),
+            kHalfNaN);  // position 17 of a 17-key context
+    SetHalf(call.In("valueCache"), CacheOffset(call, 1, 18, 1, 0), kHalfNaN);
+    ExpectRowClasses(call, std::string(16, 'f'));
+}
+
+TEST(NumericSemantics, ARowWhoseEveryKeyIsHiddenByMinusInfIsNaN) {
+    Param param;
+    param.maskType = Param::MASK_TYPE_NORM;
+    TestCall call = SmallDecode(param);
+    io::HostTensor& mask = call.In("mask");  // [2, 1, S]
+    const int64_t columns = mask.desc.shape.dims[2];
+    for (int64_t j = 0; j < columns; ++j)
+        SetHalf(mask, j, kHalfNegInf);     // sequence 0 sees nothing
+    SetHalf(mask, columns + 3, kHalfNaN);  // a NaN term in sequence 1
+    ExpectRowClasses(call, std::string(16, 'n'));
+}
+
+TEST(NumericSemantics, ScoresBeyondFloatRangeGiveNaNRowsEverywhere) {
+    Param param;
+    TestCall call = SmallDecode(param);
+    call.Param<Param>().qkScale = 3e38f;  // q.k * qkScale overflows fp32 for every key
+    ExpectRowClasses(call, std::string(16, 'n'));
+}
+
+}  // namespace
+}  // namespace atbx::test
