@@ -168,4 +168,12 @@ int64_t MaxOf(const std::vector<int32_t>& values) {
     return values.empty() ? 0 : *std::max_element(values.begin(), values.end());
 }
 
+bool BatchSkipped(const SaSubject& s, size_t b) {
+    return s.param->batchRunStatusEnable && b < s.batchRunStatus.size() && s.batchRunStatus[b] == 0;
+}
+
+int64_t AsGiven(const SaSubject& s, int32_t value) {
+    return s.unsignedLengths ? int64_t{static_cast<uint32_t>(value)} : int64_t{value};
+}
+
 }  // namespace atbx::ops::sa

@@ -5,6 +5,7 @@
 #ifndef ATBX_OPS_SELF_ATTENTION_SA_GEOMETRY_H
 #define ATBX_OPS_SELF_ATTENTION_SA_GEOMETRY_H
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -73,6 +74,13 @@ MaskShape MaskShapeOf(const SaSubject& s);
 const std::vector<int32_t>& QueryLens(const SaSubject& s);
 const std::vector<int32_t>& KeyLens(const SaSubject& s);  // tokenOffset in the FA modes, else kvSeqLen
 int64_t MaxOf(const std::vector<int32_t>& values);        // 0 for an empty list
+
+// Dynamic batch: batch b has batchRunStatus[b] == 0. Its new tokens are not written and it attends to nothing
+// (docs/spec/self_attention.md 3.9), so its tokenOffset is never read.
+bool BatchSkipped(const SaSubject& s, size_t b);
+// A host length as the caller gave it: uint32 tensors are read into int32, so values above INT32_MAX come
+// back as their uint32 value for messages.
+int64_t AsGiven(const SaSubject& s, int32_t value);
 
 }  // namespace atbx::ops::sa
 

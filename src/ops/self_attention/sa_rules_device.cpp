@@ -29,7 +29,7 @@ Verdict LayerIdInRange(const S& s) {
     if (!cache.hasLayers) return Pass();  // the dynamic-batch cache has no layer dim; layerId is not read
     const int32_t layer = ReadInt32(s, Input::kLayerId, 0);
     return Require(layer >= 0 && layer < cache.layers, "layerId[0] must be in [0, layers = ", cache.layers,
-                   "), got ", layer);
+                   "), got ", AsGiven(s, layer));
 }
 
 Verdict BlockIdsInRange(const S& s) {

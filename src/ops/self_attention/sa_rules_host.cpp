@@ -3,8 +3,11 @@
 // kernel checks; the seed's nTokens and atlas-inference sentences). Every rule here that reads a length
 // assumes the lengths are non-negative and passes otherwise: the *_non_negative rules report those.
 #include <algorithm>
+#include <climits>
 #include <numeric>
+#include <string>
 
+#include "core/str_cat.h"
 #include "ops/self_attention/sa_geometry.h"
 #include "ops/self_attention/sa_rules.h"
 
@@ -44,34 +47,50 @@ int64_t SumRoundedUp16(const std::vector<int32_t>& values) {
     return total;
 }
 
-Verdict AllNonNegative(const std::vector<int32_t>& values, const char* name) {
+// A uint32 length above INT32_MAX reads as negative: its message names the value given.
+Verdict AllNonNegative(const S& s, const std::vector<int32_t>& values, const char* name) {
     for (size_t b = 0; b < values.size(); ++b) {
-        if (values[b] < 0) return Fail(name, "[", b, "] must be >= 0, got ", values[b]);
+        if (values[b] >= 0) continue;
+        if (s.unsignedLengths) {
+            return Fail(name, "[", b, "] must be <= INT32_MAX (", INT32_MAX, "), got ",
+                        AsGiven(s, values[b]));
+        }
+        return Fail(name, "[", b, "] must be >= 0, got ", values[b]);
     }
     return Pass();
 }
 
 Verdict SeqLenNonNegative(const S& s) {
-    return AllNonNegative(s.seqLen, "seqLen");
+    return AllNonNegative(s, s.seqLen, "seqLen");
 }
 
 Verdict KvSeqLenNonNegative(const S& s) {
     const bool separate =
         s.Has(Input::kKvSeqLen) || (s.mode == Mode::kPaEncoder && s.Rank(Input::kSeqLen) == 2);
     if (!separate) return Pass();
-    return AllNonNegative(s.kvSeqLen, s.Has(Input::kKvSeqLen) ? "kvSeqLen" : "seqLen[1]");
+    return AllNonNegative(s, s.kvSeqLen, s.Has(Input::kKvSeqLen) ? "kvSeqLen" : "seqLen[1]");
 }
 
 Verdict TokenOffsetNonNegative(const S& s) {
-    return AllNonNegative(s.tokenOffset, "tokenOffset");
+    return AllNonNegative(s, s.tokenOffset, "tokenOffset");
 }
 
+// What a message about a batch's tokenOffset adds under dynamic batch: the batch runs, and why a skipped
+// one would not have been checked.
+std::string RunningNote(const S& s, size_t b) {
+    if (!s.param->batchRunStatusEnable) return "";
+    return core::StrCat(" (batch ", b, " runs: batchRunStatus[", b,
+                        "] = 1; a batch with batchRunStatus 0 writes and reads no keys and is not checked)");
+}
+
+// Dynamic batch: a skipped batch writes no tokens and attends to nothing, so ATB never reads its tokenOffset
+// there (its kernels skip the batch; ATB has no tokenOffset >= seqLen check at all).
 Verdict TokenOffsetCoversSeqLen(const S& s) {
     if (!Flash(s) || !LengthsValid(s)) return Pass();
     for (size_t b = 0; b < s.seqLen.size() && b < s.tokenOffset.size(); ++b) {
-        if (s.tokenOffset[b] < s.seqLen[b]) {
+        if (!BatchSkipped(s, b) && s.tokenOffset[b] < s.seqLen[b]) {
             return Fail("tokenOffset[", b, "] (keys after this step) must be >= seqLen[", b,
-                        "] = ", s.seqLen[b], ", got ", s.tokenOffset[b]);
+                        "] = ", s.seqLen[b], ", got ", s.tokenOffset[b], RunningNote(s, b));
         }
     }
     return Pass();
@@ -81,9 +100,9 @@ Verdict TokenOffsetWithinCache(const S& s) {
     if (!Flash(s)) return Pass();
     const int64_t maxSeq = CacheShapeOf(s, Input::kCacheK).maxSeq;
     for (size_t b = 0; b < s.tokenOffset.size(); ++b) {
-        if (s.tokenOffset[b] > maxSeq) {
+        if (!BatchSkipped(s, b) && s.tokenOffset[b] > maxSeq) {
             return Fail("tokenOffset[", b, "] must be <= the cache's max sequence length ", maxSeq, ", got ",
-                        s.tokenOffset[b]);
+                        AsGiven(s, s.tokenOffset[b]), RunningNote(s, b));
         }
     }
     return Pass();
@@ -92,7 +111,7 @@ Verdict TokenOffsetWithinCache(const S& s) {
 Verdict BatchRunStatusFlags(const S& s) {
     for (size_t b = 0; b < s.batchRunStatus.size(); ++b) {
         const int32_t v = s.batchRunStatus[b];
-        if (v != 0 && v != 1) return Fail("batchRunStatus[", b, "] must be 0 or 1, got ", v);
+        if (v != 0 && v != 1) return Fail("batchRunStatus[", b, "] must be 0 or 1, got ", AsGiven(s, v));
     }
     return Pass();
 }
@@ -102,7 +121,8 @@ Verdict DecoderSingleQuery(const S& s) {
     for (size_t b = 0; b < s.seqLen.size(); ++b) {
         if (s.seqLen[b] != 1)
             return Fail("calcType DECODER takes one query per sequence: seqLen[", b, "] must be 1, got ",
-                        s.seqLen[b]);
+                        s.seqLen[b],
+                        s.param->batchRunStatusEnable ? " (skipped batches too: their rows count)" : "");
     }
     return Pass();
 }
@@ -228,7 +248,8 @@ Verdict QEqualsKvInference(const S& s) {
     return Pass();
 }
 
-// Sequences the packed kernels compute: a [q, kv] pair with q == kv or q == 1 (empty or skipped ones aside).
+// Sequences the packed kernels compute: a [q, kv] pair with q == kv or q == 1 (empty ones aside). ATB's
+// tiling checks every sequence, skipped (batchRunStatus 0) or not.
 bool PackedPairOk(int32_t q, int32_t kv) {
     return q == 0 || kv == 0 || q == kv || q == 1;
 }
@@ -242,11 +263,11 @@ Verdict PackedKernelQKv(const S& s) {
     if (!paDefault && !dynamicEncoder) return Pass();
     const std::vector<int32_t>& kv = KeyLens(s);
     for (size_t b = 0; b < s.seqLen.size() && b < kv.size(); ++b) {
-        const bool skipped = b < s.batchRunStatus.size() && s.batchRunStatus[b] == 0;
-        if (!skipped && !PackedPairOk(s.seqLen[b], kv[b])) {
+        if (!PackedPairOk(s.seqLen[b], kv[b])) {
             return Fail(paDefault ? "PA_ENCODER with KERNELTYPE_DEFAULT" : "dynamic batch (encoder)",
                         " needs each sequence's query length to be its key length or 1: sequence ", b,
-                        " has ", s.seqLen[b], " and ", kv[b]);
+                        " has ", s.seqLen[b], " and ", kv[b],
+                        BatchSkipped(s, b) ? " (ATB's tiling checks skipped sequences too)" : "");
         }
     }
     return Pass();
@@ -292,14 +313,19 @@ std::vector<SaRule> HostRules() {
                  "docs/spec/self_attention.md 3.2; kernel (kvSeqLen min >= 0)", KvSeqLenNonNegative),
         MakeRule("sa.host.token_offset_non_negative", h, kAllProfiles, param, "every tokenOffset entry >= 0",
                  "docs/spec/self_attention.md 2.1", TokenOffsetNonNegative),
-        MakeRule("sa.host.token_offset_covers_seq_len", h, kAllProfiles, param, "tokenOffset[b] >= seqLen[b]",
-                 "docs/spec/self_attention.md 3.2 (constraint tokenOffset >= seqLen)",
+        MakeRule("sa.host.token_offset_covers_seq_len", h, kAllProfiles, param,
+                 "FA modes: tokenOffset[b] >= seqLen[b] for every batch that runs (dynamic batch: not for a "
+                 "batch with batchRunStatus[b] == 0, which writes and reads no keys)",
+                 "docs/spec/self_attention.md 3.2 (constraint tokenOffset >= seqLen: where a running batch "
+                 "writes its new tokens), 3.9; docs/decisions.md",
                  TokenOffsetCoversSeqLen),
-        MakeRule("sa.host.token_offset_within_cache", h, kAllProfiles, param,
-                 "tokenOffset[b] <= the cache's max sequence length S",
-                 "docs/spec/self_attention.md 2.1 (caches hold positions [0, tokenOffset)); no read past the "
-                 "cache",
-                 TokenOffsetWithinCache),
+        MakeRule(
+            "sa.host.token_offset_within_cache", h, kAllProfiles, param,
+            "tokenOffset[b] <= the cache's max sequence length S for every batch that runs (dynamic "
+            "batch: not for a batch with batchRunStatus[b] == 0, whose cache is never read)",
+            "docs/spec/self_attention.md 2.1 (caches hold positions [0, tokenOffset)), 3.9; no read past "
+            "the cache; docs/decisions.md",
+            TokenOffsetWithinCache),
         MakeRule("sa.host.batch_run_status_flags", h, kAllProfiles, param,
                  "every batchRunStatus entry is 0 or 1",
                  "docs/spec/self_attention.md 3.9; docs/spec/DECISIONS.md 15", BatchRunStatusFlags),
@@ -350,7 +376,7 @@ std::vector<SaRule> HostRules() {
         MakeRule(
             "sa.host.packed_kernel_q_kv", h, kA2Only, param,
             "atlas-a2 PA_ENCODER with KERNELTYPE_DEFAULT (BSND, not MLA) and dynamic-batch encoders: each "
-            "running sequence has query length == key length, or 1",
+            "non-empty sequence, skipped (batchRunStatus 0) or not, has query length == key length, or 1",
             "docs/spec/self_attention.md 3.2 (kernel type 10), 3.9 (kernel type 4)", PackedKernelQKv),
         MakeRule("sa.host.logn_covers_rows", h, kAllProfiles, dim,
                  "logN has an entry per query row read (PA_ENCODER: longest query; DECODER: batch)",

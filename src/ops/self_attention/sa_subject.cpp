@@ -154,6 +154,7 @@ SaSubject MakeSubject(const Param& param, Platform platform) {
 void LoadHostValues(SaSubject& s) {
     if (s.Has(Input::kSeqLen)) {
         const TensorDesc& desc = s.Desc(Input::kSeqLen);
+        s.unsignedLengths = desc.dtype == ACL_UINT32;
         const int64_t batch = desc.shape.dims[desc.shape.dimNum - 1];
         s.seqLen = ReadLengths(s, Input::kSeqLen, 0, batch);
         // PA_ENCODER's [2, B] seqLen: row 0 query lengths, row 1 key lengths.

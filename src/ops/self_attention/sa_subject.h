@@ -62,6 +62,7 @@ struct SaSubject : rules::CallSubject {
     std::vector<int32_t> kvSeqLen;
     std::vector<int32_t> tokenOffset;
     std::vector<int32_t> batchRunStatus;
+    bool unsignedLengths = false;  // the length tensors are uint32 (read as int32 above)
 
     bool Has(Input input) const { return index[static_cast<size_t>(input)] >= 0; }
     int IndexOf(Input input) const { return index[static_cast<size_t>(input)]; }
