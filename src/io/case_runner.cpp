@@ -109,15 +109,15 @@ void CheckOutputCount(const typename Spec::Param& param, const CaseFile& c, size
 }
 
 // Validates the whole case, then the number of output files it lists; on success `memory` holds the call with
-// its outputs.
+// its outputs. `written`: the inputs to copy because Execute will update them (none when only validating).
 template <class Spec>
-CaseOutcome Validate(const typename Spec::Param& param, const CaseFile& c,
+CaseOutcome Validate(const typename Spec::Param& param, const CaseFile& c, const std::vector<int>& written,
                      std::unique_ptr<CallMemory>* memory) {
     ops::CallValidation<Spec> params(param, c.platform);
     if (auto v = params.Run(rules::Stage::kParam, rules::Stage::kParam); !v.empty())
         return Fail(std::move(v));
 
-    *memory = std::make_unique<CallMemory>(c.inputs, WrittenInputs<Spec>(param));
+    *memory = std::make_unique<CallMemory>(c.inputs, written);
     ops::CallValidation<Spec> descs(param, c.platform);
     SVector<TensorDesc> inputDescs;
     for (const CaseInput& t : c.inputs)
@@ -139,13 +139,16 @@ CaseOutcome Validate(const typename Spec::Param& param, const CaseFile& c,
 template <class Spec>
 CaseOutcome Check(const typename Spec::Param& param, const CaseFile& c) {
     std::unique_ptr<CallMemory> memory;
-    return Validate<Spec>(param, c, &memory);
+    return Validate<Spec>(param, c, {}, &memory);
 }
 
 template <class Spec>
 CaseOutcome Run(const typename Spec::Param& param, const CaseFile& c, Backend backend, int threads) {
     std::unique_ptr<CallMemory> memory;
-    if (CaseOutcome checked = Validate<Spec>(param, c, &memory); !checked.status.ok()) return checked;
+    if (CaseOutcome checked = Validate<Spec>(param, c, WrittenInputs<Spec>(param), &memory);
+        !checked.status.ok()) {
+        return checked;
+    }
     const VariantPack& pack = memory->pack();
 
     Operation* raw = nullptr;

@@ -349,6 +349,25 @@ def test_check_and_run_read_only_what_they_use(atbx, tmp_path):
     assert np.isfinite(np.load(tmp_path / "big" / "out.npy")).all()
 
 
+def test_check_does_not_copy_caches_updated_in_place(atbx, tmp_path):
+    """ReshapeAndCache updates its 2 GiB caches in place: run copies them, check has no reason to."""
+    rng = np.random.default_rng(6)
+    np.save(tmp_path / "key.npy", rng.uniform(-1, 1, (3, 8, 128)).astype(np.float16))
+    np.save(tmp_path / "value.npy", rng.uniform(-1, 1, (3, 8, 128)).astype(np.float16))
+    sparse_npy(tmp_path / "kc.npy", (8192, 128, 8, 128), np.float16)
+    sparse_npy(tmp_path / "vc.npy", (8192, 128, 8, 128), np.float16)
+    np.save(tmp_path / "slots.npy", np.array([5, 70000, 1048575], dtype=np.int32))
+    case = {"op": "ReshapeAndCache", "inputs": [{"file": name, "dtype": dtype} for name, dtype in [
+        ("key.npy", "float16"), ("value.npy", "float16"), ("kc.npy", "float16"), ("vc.npy", "float16"),
+        ("slots.npy", "int32")]], "outputs": [{"file": "outK.npy"}, {"file": "outV.npy"}]}
+    with open(tmp_path / "case.json", "w") as f:
+        json.dump(case, f)
+    code, rss, seconds = run_with_rss([atbx, "check", str(tmp_path / "case.json")])
+    assert code == 0
+    assert rss < 64 * MIB, rss
+    assert seconds < 10
+
+
 # ---- the dtype and format vocabulary: ATB's rejections are rule violations ----
 
 MASK_NORM = 1
