@@ -10,7 +10,8 @@
 
 namespace atbx {
 
-// CANN's aclDataType values; atbx implements the ones its operations accept.
+// CANN's aclDataType values, all of them (so that a call ATB rejects for its dtype is rejected by the same
+// rule here); atbx implements the ones its operations accept.
 enum aclDataType : int {
     ACL_DT_UNDEFINED = -1,
     ACL_FLOAT = 0,
@@ -25,16 +26,46 @@ enum aclDataType : int {
     ACL_UINT64 = 10,
     ACL_DOUBLE = 11,
     ACL_BOOL = 12,
+    ACL_STRING = 13,
+    ACL_COMPLEX64 = 16,
+    ACL_COMPLEX128 = 17,
     ACL_BF16 = 27,
+    ACL_INT4 = 29,
+    ACL_UINT1 = 30,
+    ACL_COMPLEX32 = 33,
+    ACL_HIFLOAT8 = 34,
+    ACL_FLOAT8_E5M2 = 35,
+    ACL_FLOAT8_E4M3FN = 36,
+    ACL_FLOAT8_E8M0 = 37,
+    ACL_FLOAT6_E3M2 = 38,
+    ACL_FLOAT6_E2M3 = 39,
+    ACL_FLOAT4_E2M1 = 40,
+    ACL_FLOAT4_E1M2 = 41,
 };
 
-// CANN's aclFormat values; ND (plain row-major) and FRACTAL_NZ (16x16-tiled) are the ones attention uses.
+// CANN's aclFormat values, all of them (CANN spells FRACTAL_Z_3D without FORMAT_); ND (plain row-major) and
+// FRACTAL_NZ (16x16-tiled) are the ones attention uses.
 enum aclFormat : int {
     ACL_FORMAT_UNDEFINED = -1,
     ACL_FORMAT_NCHW = 0,
     ACL_FORMAT_NHWC = 1,
     ACL_FORMAT_ND = 2,
+    ACL_FORMAT_NC1HWC0 = 3,
+    ACL_FORMAT_FRACTAL_Z = 4,
+    ACL_FORMAT_NC1HWC0_C04 = 12,
+    ACL_FORMAT_HWCN = 16,
+    ACL_FORMAT_NDHWC = 27,
     ACL_FORMAT_FRACTAL_NZ = 29,
+    ACL_FORMAT_NCDHW = 30,
+    ACL_FORMAT_NDC1HWC0 = 32,
+    ACL_FRACTAL_Z_3D = 33,
+    ACL_FORMAT_NC = 35,
+    ACL_FORMAT_NCL = 47,
+    ACL_FORMAT_FRACTAL_NZ_C0_16 = 50,
+    ACL_FORMAT_FRACTAL_NZ_C0_32 = 51,
+    ACL_FORMAT_FRACTAL_NZ_C0_2 = 52,
+    ACL_FORMAT_FRACTAL_NZ_C0_4 = 53,
+    ACL_FORMAT_FRACTAL_NZ_C0_8 = 54,
 };
 
 constexpr uint32_t MAX_DIM = 8;
@@ -68,7 +99,7 @@ struct VariantPack {
     SVector<Tensor> outTensors;
 };
 
-// Element size in bytes of a data type, 0 for types atbx does not store.
+// Element size in bytes of a data type, 0 for types narrower than a byte and for strings.
 uint64_t DataTypeSize(aclDataType dtype);
 // Number of elements a descriptor describes (product of its dims; 0 for a rank-0 or negative-dim desc).
 uint64_t ElementCount(const TensorDesc& desc);

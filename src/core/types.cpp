@@ -9,6 +9,10 @@ uint64_t DataTypeSize(aclDataType dtype) {
         case ACL_INT8:
         case ACL_UINT8:
         case ACL_BOOL:
+        case ACL_HIFLOAT8:
+        case ACL_FLOAT8_E5M2:
+        case ACL_FLOAT8_E4M3FN:
+        case ACL_FLOAT8_E8M0:
             return 1;
         case ACL_FLOAT16:
         case ACL_BF16:
@@ -18,11 +22,15 @@ uint64_t DataTypeSize(aclDataType dtype) {
         case ACL_FLOAT:
         case ACL_INT32:
         case ACL_UINT32:
+        case ACL_COMPLEX32:
             return 4;
         case ACL_INT64:
         case ACL_UINT64:
         case ACL_DOUBLE:
+        case ACL_COMPLEX64:
             return 8;
+        case ACL_COMPLEX128:
+            return 16;
         default:
             return 0;
     }
@@ -69,6 +77,34 @@ const char* DataTypeName(aclDataType dtype) {
             return "float64";
         case ACL_BOOL:
             return "bool";
+        case ACL_STRING:
+            return "string";
+        case ACL_COMPLEX64:
+            return "complex64";
+        case ACL_COMPLEX128:
+            return "complex128";
+        case ACL_INT4:
+            return "int4";
+        case ACL_UINT1:
+            return "uint1";
+        case ACL_COMPLEX32:
+            return "complex32";
+        case ACL_HIFLOAT8:
+            return "hifloat8";
+        case ACL_FLOAT8_E5M2:
+            return "float8_e5m2";
+        case ACL_FLOAT8_E4M3FN:
+            return "float8_e4m3fn";
+        case ACL_FLOAT8_E8M0:
+            return "float8_e8m0";
+        case ACL_FLOAT6_E3M2:
+            return "float6_e3m2";
+        case ACL_FLOAT6_E2M3:
+            return "float6_e2m3";
+        case ACL_FLOAT4_E2M1:
+            return "float4_e2m1";
+        case ACL_FLOAT4_E1M2:
+            return "float4_e1m2";
         default:
             return "undefined";
     }
@@ -84,6 +120,36 @@ const char* FormatName(aclFormat format) {
             return "NCHW";
         case ACL_FORMAT_NHWC:
             return "NHWC";
+        case ACL_FORMAT_NC1HWC0:
+            return "NC1HWC0";
+        case ACL_FORMAT_FRACTAL_Z:
+            return "FRACTAL_Z";
+        case ACL_FORMAT_NC1HWC0_C04:
+            return "NC1HWC0_C04";
+        case ACL_FORMAT_HWCN:
+            return "HWCN";
+        case ACL_FORMAT_NDHWC:
+            return "NDHWC";
+        case ACL_FORMAT_NCDHW:
+            return "NCDHW";
+        case ACL_FORMAT_NDC1HWC0:
+            return "NDC1HWC0";
+        case ACL_FRACTAL_Z_3D:
+            return "FRACTAL_Z_3D";
+        case ACL_FORMAT_NC:
+            return "NC";
+        case ACL_FORMAT_NCL:
+            return "NCL";
+        case ACL_FORMAT_FRACTAL_NZ_C0_16:
+            return "FRACTAL_NZ_C0_16";
+        case ACL_FORMAT_FRACTAL_NZ_C0_32:
+            return "FRACTAL_NZ_C0_32";
+        case ACL_FORMAT_FRACTAL_NZ_C0_2:
+            return "FRACTAL_NZ_C0_2";
+        case ACL_FORMAT_FRACTAL_NZ_C0_4:
+            return "FRACTAL_NZ_C0_4";
+        case ACL_FORMAT_FRACTAL_NZ_C0_8:
+            return "FRACTAL_NZ_C0_8";
         default:
             return "undefined";
     }

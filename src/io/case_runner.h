@@ -2,7 +2,6 @@
 #ifndef ATBX_IO_CASE_RUNNER_H
 #define ATBX_IO_CASE_RUNNER_H
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -21,15 +20,11 @@ struct CaseOutcome {
     std::vector<HostTensor> outputs;           // ATB outputs, then the inputs updated in place
 };
 
-// Validates the case without executing it.
+// Validates the case without executing it. Throws IoError when the case lists the wrong number of outputs.
+// Reads only what the rules read (host tensors, indices): the other inputs' mapped pages are never touched.
 CaseOutcome CheckCase(const CaseFile& c);
 // Validates, plans and executes the case. Throws IoError when the case lists the wrong number of outputs.
 CaseOutcome RunCase(const CaseFile& c, Backend backend, int threads);
-
-// Writes outputs[i] to dir / c.outputFiles[i]; each file appears whole or not at all, and no file appears
-// unless every file was written.
-void WriteOutputs(const CaseFile& c, const std::vector<HostTensor>& outputs,
-                  const std::filesystem::path& dir);
 
 }  // namespace atbx::io
 

@@ -2,12 +2,12 @@
 
 #include <cctype>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <string_view>
 
 #include "core/str_cat.h"
 #include "io/files.h"
+#include "io/user_text.h"
 
 namespace atbx::io {
 namespace {
@@ -16,27 +16,11 @@ using core::StrCat;
 
 constexpr std::string_view kMagic = "\x93NUMPY";
 
-// Descrs atbx reads and writes: the dtypes its case files name.
+// Descrs atbx reads and writes: the storage of every dtype case files name (docs/case-files.md).
 constexpr std::pair<std::string_view, size_t> kItemSizes[] = {
-    {"<f2", 2}, {"<u2", 2}, {"<f4", 4}, {"|i1", 1}, {"<i1", 1}, {"<i4", 4}, {"<i8", 8}, {"<u8", 8},
+    {"<f2", 2}, {"<f4", 4}, {"<f8", 8}, {"|i1", 1}, {"<i1", 1}, {"<i2", 2}, {"<i4", 4},   {"<i8", 8},
+    {"|u1", 1}, {"<u2", 2}, {"<u4", 4}, {"<u8", 8}, {"|b1", 1}, {"<c8", 8}, {"<c16", 16},
 };
-
-// The header as it can be shown in a message: bytes outside printable ASCII as \xNN, at most 200 of them.
-std::string Printable(std::string_view text) {
-    constexpr size_t kShown = 200;
-    std::string shown;
-    for (size_t i = 0; i < text.size() && i < kShown; ++i) {
-        const auto byte = static_cast<unsigned char>(text[i]);
-        if (byte >= 0x20 && byte < 0x7F) {
-            shown += static_cast<char>(byte);
-        } else {
-            constexpr char kHex[] = "0123456789abcdef";
-            shown += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xF]};
-        }
-    }
-    if (text.size() > kShown) shown += "...";
-    return shown;
-}
 
 // A cursor over the header dict text, e.g. "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 3), }".
 class HeaderCursor {
@@ -112,7 +96,7 @@ class HeaderCursor {
     }
     [[noreturn]] void Fail(const std::string& what) const {
         throw IoError(StrCat(name_, ": malformed .npy header (", Printable(what), " at offset ", pos_,
-                             "): ", Printable(text_)));
+                             "): ", Printable(text_, 200)));
     }
 
   private:
@@ -157,10 +141,10 @@ Header ParseHeader(std::string_view text, const std::string& name) {
     return header;
 }
 
-uint32_t ReadLittleEndian(std::span<const uint8_t> bytes, size_t offset, size_t width) {
-    uint32_t value = 0;
+uint64_t ReadLittleEndian(std::span<const uint8_t> bytes, size_t offset, size_t width) {
+    uint64_t value = 0;
     for (size_t i = 0; i < width; ++i)
-        value |= static_cast<uint32_t>(bytes[offset + i]) << (8 * i);
+        value |= static_cast<uint64_t>(bytes[offset + i]) << (8 * i);
     return value;
 }
 
@@ -173,26 +157,34 @@ size_t NpyItemSize(const std::string& descr) {
     return 0;
 }
 
-NpyArray ParseNpy(std::span<const uint8_t> bytes, const std::string& name) {
-    if (bytes.size() < kMagic.size() + 2 || std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0) {
+uint64_t NpyDataOffset(std::span<const uint8_t> prefix, const std::string& name) {
+    if (prefix.size() < kMagic.size() + 2 || std::memcmp(prefix.data(), kMagic.data(), kMagic.size()) != 0) {
         throw IoError(StrCat(name, ": not a .npy file (wrong magic)"));
     }
-    const uint8_t major = bytes[kMagic.size()];
+    const uint8_t major = prefix[kMagic.size()];
     if (major < 1 || major > 3) throw IoError(StrCat(name, ": unsupported .npy format version ", int{major}));
     const size_t lengthWidth = major == 1 ? 2 : 4;
     const size_t lengthAt = kMagic.size() + 2;
-    if (bytes.size() < lengthAt + lengthWidth) throw IoError(StrCat(name, ": truncated .npy header"));
-    const size_t headerLength = ReadLittleEndian(bytes, lengthAt, lengthWidth);
-    const size_t dataAt = lengthAt + lengthWidth + headerLength;
+    if (prefix.size() < lengthAt + lengthWidth) throw IoError(StrCat(name, ": truncated .npy header"));
+    const uint64_t headerLength = ReadLittleEndian(prefix, lengthAt, lengthWidth);
+    if (headerLength > kMaxNpyHeaderBytes) {
+        throw IoError(StrCat(name, ": .npy header of ", headerLength, " bytes (atbx reads at most ",
+                             kMaxNpyHeaderBytes, ")"));
+    }
+    return lengthAt + lengthWidth + headerLength;
+}
+
+NpyHeader ParseNpyHeader(std::span<const uint8_t> bytes, const std::string& name) {
+    const uint64_t dataAt = NpyDataOffset(bytes, name);
     if (bytes.size() < dataAt) throw IoError(StrCat(name, ": truncated .npy header"));
-    const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + lengthAt + lengthWidth,
-                                headerLength);
+    const size_t textAt = bytes[kMagic.size()] == 1 ? kMagic.size() + 4 : kMagic.size() + 6;
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + textAt, dataAt - textAt);
     const Header header = ParseHeader(text, name);
 
     const size_t itemSize = NpyItemSize(header.descr);
     if (itemSize == 0) {
         throw IoError(StrCat(name, ": unsupported .npy dtype '", Printable(header.descr),
-                             "' (expected <f2, <u2 for bfloat16, <f4, |i1, <i4, <i8 or <u8)"));
+                             "' (expected a little-endian bool, integer, float or complex descr)"));
     }
     if (header.fortranOrder) throw IoError(StrCat(name, ": Fortran-order .npy arrays are not supported"));
     uint64_t count = 1;
@@ -202,23 +194,49 @@ NpyArray ParseNpy(std::span<const uint8_t> bytes, const std::string& name) {
         }
         count *= static_cast<uint64_t>(dim);
     }
-    const uint64_t expected = count * itemSize;
-    const uint64_t actual = bytes.size() - dataAt;
-    if (actual != expected) {
+    return {header.descr, header.shape, dataAt, count * itemSize};
+}
+
+void CheckNpyDataSize(const NpyHeader& header, uint64_t fileBytes, const std::string& name) {
+    const uint64_t actual = fileBytes - header.dataOffset;
+    if (actual != header.dataBytes) {
         throw IoError(StrCat(name, ": .npy data is ", actual, " bytes, its header's shape and dtype need ",
-                             expected, actual < expected ? " (truncated file)" : " (trailing bytes)"));
+                             header.dataBytes,
+                             actual < header.dataBytes ? " (truncated file)" : " (trailing bytes)"));
     }
-    NpyArray array{header.descr, header.shape, {}};
-    array.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(dataAt), bytes.end());
-    return array;
 }
 
-NpyArray ReadNpy(const std::filesystem::path& path) {
-    return ParseNpy(ReadFileBytes(path), path.string());
+NpyArray ParseNpy(std::span<const uint8_t> bytes, const std::string& name) {
+    const NpyHeader header = ParseNpyHeader(bytes, name);
+    CheckNpyDataSize(header, bytes.size(), name);
+    const auto data = bytes.subspan(header.dataOffset);
+    return {header.descr, header.shape, TensorBytes(std::vector<uint8_t>(data.begin(), data.end()))};
 }
 
-void WriteNpy(const std::filesystem::path& path, const std::string& descr, std::span<const int64_t> shape,
-              std::span<const uint8_t> data) {
+NpyArray MapNpy(const std::filesystem::path& path) {
+    const RegularFile file(path);
+    // Magic, version and header length: 10 bytes (version 1) or 12.
+    std::vector<uint8_t> head(std::min<uint64_t>(file.size(), 12));
+    file.ReadAt(0, head);
+    const uint64_t dataAt = NpyDataOffset(head, file.name());
+    if (file.size() < dataAt) throw IoError(StrCat(file.name(), ": truncated .npy header"));
+    head.resize(dataAt);
+    file.ReadAt(0, head);
+    const NpyHeader header = ParseNpyHeader(head, file.name());
+    CheckNpyDataSize(header, file.size(), file.name());
+    if (header.dataBytes == 0) return {header.descr, header.shape, TensorBytes()};
+    // Data at an offset that is not a multiple of 64 (hand-written headers) is copied, so that the kernels
+    // always see element-aligned data.
+    if (header.dataOffset % 64 != 0) {
+        std::vector<uint8_t> data(header.dataBytes);
+        file.ReadAt(header.dataOffset, data);
+        return {header.descr, header.shape, TensorBytes(std::move(data))};
+    }
+    return {header.descr, header.shape,
+            TensorBytes(std::make_shared<const MappedFile>(file), header.dataOffset, header.dataBytes)};
+}
+
+std::string NpyFileHeader(const std::string& descr, std::span<const int64_t> shape) {
     std::string tuple;
     for (size_t i = 0; i < shape.size(); ++i)
         tuple += StrCat(i ? ", " : "", shape[i]);
@@ -229,17 +247,9 @@ void WriteNpy(const std::filesystem::path& path, const std::string& descr, std::
     const size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
     dict.append(total - prefix - dict.size() - 1, ' ');
     dict += '\n';
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw IoError(StrCat(path.string(), ": cannot create"));
-    out.write(kMagic.data(), static_cast<std::streamsize>(kMagic.size()));
-    const char version[2] = {1, 0};
-    out.write(version, 2);
-    const char length[2] = {static_cast<char>(dict.size() & 0xFF),
-                            static_cast<char>((dict.size() >> 8) & 0xFF)};
-    out.write(length, 2);
-    out.write(dict.data(), static_cast<std::streamsize>(dict.size()));
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    if (!out) throw IoError(StrCat(path.string(), ": write error"));
+    std::string header(kMagic);
+    header += {1, 0, static_cast<char>(dict.size() & 0xFF), static_cast<char>((dict.size() >> 8) & 0xFF)};
+    return header + dict;
 }
 
 }  // namespace atbx::io

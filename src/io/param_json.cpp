@@ -1,6 +1,7 @@
 #include "io/param_json.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <string>
@@ -8,7 +9,9 @@
 #include <vector>
 
 #include "core/str_cat.h"
+#include "io/json_reader.h"
 #include "io/npy.h"
+#include "io/user_text.h"
 
 namespace atbx::io {
 namespace {
@@ -23,34 +26,45 @@ struct Field {
     std::function<json(const P&)> write;
 };
 
-[[noreturn]] void TypeError(const char* field, const char* want, const json& got) {
-    throw IoError(StrCat("param field '", field, "' must be ", want, ", got ", got.dump()));
+[[noreturn]] void TypeError(const char* field, const std::string& want, const json& got) {
+    throw IoError(StrCat("param field '", field, "' must be ", want, ", got ", DescribeJson(got)));
 }
 
-// Integers and enums (stored as their underlying integer, range-checked against the storage type only).
+// Integers and enums (stored as their underlying integer, range-checked against the storage type only). JSON
+// integers beyond int64 arrive as uint64 (up to 2^64 - 1) or as floats (beyond), and are range errors too.
 template <class P, class M>
 Field<P> Integer(const char* name, M P::*member) {
     using Storage =
         typename std::conditional_t<std::is_enum_v<M>, std::underlying_type<M>, std::type_identity<M>>::type;
-    return {
-        name,
-        [name, member](P& p, const json& v) {
-            if (!v.is_number_integer()) TypeError(name, "an integer", v);
-            const auto value = v.get<int64_t>();
-            if (value < std::numeric_limits<Storage>::min() || value > std::numeric_limits<Storage>::max()) {
-                TypeError(name, "an integer that fits its field", v);
-            }
-            p.*member = static_cast<M>(value);
-        },
-        [member](const P& p) { return json(static_cast<int64_t>(p.*member)); }};
+    return {name,
+            [name, member](P& p, const json& v) {
+                constexpr auto kMin = static_cast<int64_t>(std::numeric_limits<Storage>::min());
+                constexpr auto kMax = static_cast<int64_t>(std::numeric_limits<Storage>::max());
+                const std::string fits = StrCat("an integer that fits its field (", kMin, " to ", kMax, ")");
+                if (v.is_number_float()) {
+                    const double d = v.get<double>();
+                    TypeError(name, std::trunc(d) == d && std::fabs(d) >= 0x1p63 ? fits : "an integer", v);
+                }
+                if (!v.is_number_integer()) TypeError(name, "an integer", v);
+                if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(kMax))
+                    TypeError(name, fits, v);
+                const auto value = v.get<int64_t>();
+                if (value < kMin || value > kMax) TypeError(name, fits, v);
+                p.*member = static_cast<M>(value);
+            },
+            [member](const P& p) { return json(static_cast<int64_t>(p.*member)); }};
 }
 
+// Floats: a finite JSON number beyond float's range is an error, not a silent infinity.
 template <class P>
 Field<P> Float(const char* name, float P::*member) {
     return {name,
             [name, member](P& p, const json& v) {
                 if (!v.is_number()) TypeError(name, "a number", v);
-                p.*member = v.get<float>();
+                const auto value = v.get<double>();
+                if (std::fabs(value) > std::numeric_limits<float>::max())
+                    TypeError(name, "a number in float range (magnitude at most 3.4028235e38)", v);
+                p.*member = static_cast<float>(value);
             },
             [member](const P& p) { return json(p.*member); }};
 }
@@ -76,7 +90,7 @@ Field<P> Reserved(const char* name, uint8_t (P::*member)[N]) {
         name,
         [name, member](P& p, const json& v) {
             if (!v.is_array() || v.size() > N)
-                TypeError(name, StrCat("an array of at most ", N, " bytes").c_str(), v);
+                TypeError(name, StrCat("an array of at most ", N, " bytes"), v);
             for (size_t i = 0; i < v.size(); ++i) {
                 if (!v[i].is_number_integer() || v[i].get<int64_t>() < 0 || v[i].get<int64_t>() > 255) {
                     TypeError(name, "an array of integers in [0, 255]", v);
@@ -155,7 +169,7 @@ P Parse(const json& object) {
     for (const auto& [key, value] : object.items()) {
         auto field =
             std::find_if(fields.begin(), fields.end(), [&](const Field<P>& f) { return key == f.name; });
-        if (field == fields.end()) throw IoError(StrCat("unknown param field '", key, "'"));
+        if (field == fields.end()) throw IoError(StrCat("unknown param field '", Printable(key), "'"));
         field->read(param, value);
     }
     return param;
@@ -183,12 +197,13 @@ const char* OpName(const OpParam& param) {
 }
 
 OpParam ParseParam(std::string_view op, const json& param) {
-    if (!param.is_object()) throw IoError(StrCat("\"param\" must be a JSON object, got ", param.dump()));
+    if (!param.is_object())
+        throw IoError(StrCat("\"param\" must be a JSON object, got ", DescribeJson(param)));
     if (op == "PagedAttention") return Parse<PaParam>(param);
     if (op == "SelfAttention") return Parse<SaParam>(param);
     if (op == "ReshapeAndCache") return Parse<RacParam>(param);
     throw IoError(
-        StrCat("unknown op \"", op, "\" (expected PagedAttention, SelfAttention or ReshapeAndCache)"));
+        StrCat("unknown op ", Quoted(op), " (expected PagedAttention, SelfAttention or ReshapeAndCache)"));
 }
 
 json ParamToJson(const OpParam& param) {

@@ -147,7 +147,7 @@ def test_fortran_order_npy(atbx, tmp_path):
 
 def test_unsupported_npy_dtype(atbx, tmp_path):
     case = decode_case(tmp_path)
-    np.save(tmp_path / "in0.npy", np.zeros((2, 4, 16), dtype=np.complex64))
+    np.save(tmp_path / "in0.npy", np.zeros((2, 4, 16), dtype=">f2"))  # big-endian
     expect_usage_error(atbx, case, tmp_path, "unsupported .npy dtype")
 
 

@@ -20,8 +20,12 @@ struct CaseOptions {
     std::optional<Platform> platform;
     Backend backend = Backend::kAuto;
     int threads = 0;
-    std::string outDir;  // empty: next to the case file
+    std::string outDir;         // empty: next to the case file
+    bool allowOutside = false;  // input files may lie outside the case file's folder
 };
+
+// --threads: 0 (all cores) to kMaxThreads.
+constexpr int kMaxThreads = 1024;
 
 int RunCommand(const CaseOptions& options);
 int CheckCommand(const CaseOptions& options);

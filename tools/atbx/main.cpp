@@ -4,6 +4,7 @@
 #include <map>
 
 #include "commands.h"
+#include "io/user_text.h"
 
 namespace {
 
@@ -26,13 +27,15 @@ void AddCaseOptions(CLI::App* command, atbx::cli::CaseOptions* options, bool exe
             "--platform", [options](const Platform& p) { options->platform = p; },
             "platform profile whose rules apply (default: the case file's, else atlas-a2)")
         ->transform(CLI::CheckedTransformer(PlatformChoices(), CLI::ignore_case));
+    command->add_flag("--allow-outside", options->allowOutside,
+                      "read input files outside the case file's folder (absolute paths, .., symlinks)");
     if (!executes) return;
     const std::map<std::string, Backend> backends = {
         {"ref", Backend::kReference}, {"cpu", Backend::kCpu}, {"auto", Backend::kAuto}};
     command->add_option("--backend", options->backend, "ref (float64 reference), cpu, or auto (default)")
         ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case));
-    command->add_option("--threads", options->threads, "threads (default: all)")
-        ->check(CLI::NonNegativeNumber);
+    command->add_option("--threads", options->threads, "threads, 1 to 1024 (default 0: all cores)")
+        ->check(CLI::Range(0, atbx::cli::kMaxThreads));
     command->add_option("--out", options->outDir,
                         "directory for the outputs (default: next to the case file)");
 }
@@ -42,6 +45,10 @@ void AddCaseOptions(CLI::App* command, atbx::cli::CaseOptions* options, bool exe
 int main(int argc, char** argv) {
     CLI::App app{"atbx: ATB's attention operations (PagedAttention, SelfAttention, ReshapeAndCache) on CPUs"};
     app.require_subcommand(1);
+    // One line per error, with whatever the user typed escaped.
+    app.failure_message([](const CLI::App*, const CLI::Error& e) {
+        return "error: " + atbx::io::Printable(e.what(), 300) + " (atbx --help for usage)\n";
+    });
 
     atbx::cli::CaseOptions runOptions;
     CLI::App* run = app.add_subcommand("run", "validate, execute and write the outputs of a case file");
@@ -62,10 +69,10 @@ int main(int argc, char** argv) {
         {"ref", Backend::kReference}, {"cpu", Backend::kCpu}, {"auto", Backend::kAuto}};
     demo->add_option("--backend", demoOptions.backend, "ref, cpu or auto (default)")
         ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case));
-    demo->add_option("--threads", demoOptions.threads, "threads (default: all)")
-        ->check(CLI::NonNegativeNumber);
-    demo->add_option("--iterations", demoOptions.iterations, "timed runs (default 5)")
-        ->check(CLI::PositiveNumber);
+    demo->add_option("--threads", demoOptions.threads, "threads, 1 to 1024 (default 0: all cores)")
+        ->check(CLI::Range(0, atbx::cli::kMaxThreads));
+    demo->add_option("--iterations", demoOptions.iterations, "timed runs, 1 to 100000 (default 5)")
+        ->check(CLI::Range(1, 100000));
 
     try {
         app.parse(argc, argv);
@@ -75,8 +82,14 @@ int main(int argc, char** argv) {
         app.exit(e);
         return atbx::cli::kExitUsage;
     }
-    if (run->parsed()) return atbx::cli::RunCommand(runOptions);
-    if (check->parsed()) return atbx::cli::CheckCommand(checkOptions);
-    if (rules->parsed()) return atbx::cli::RulesCommand(markdown);
-    return atbx::cli::DemoCommand(demoOptions);
+    try {
+        if (run->parsed()) return atbx::cli::RunCommand(runOptions);
+        if (check->parsed()) return atbx::cli::CheckCommand(checkOptions);
+        if (rules->parsed()) return atbx::cli::RulesCommand(markdown);
+        return atbx::cli::DemoCommand(demoOptions);
+    } catch (const std::exception& e) {
+        // Out of memory, say: one line and exit 1, never an abort.
+        std::cerr << "error: " << e.what() << '\n';
+        return atbx::cli::kExitUsage;
+    }
 }
