@@ -12,7 +12,6 @@
 #include "support/pa_calls.h"
 #include "support/rac_calls.h"
 #include "support/sa_valid_calls.h"
-#include "support/validate.h"
 
 namespace atbx::fuzz {
 namespace {
@@ -31,23 +30,23 @@ size_t TotalBytes(const TestCall& call) {
 std::vector<SeedCall> AllSeeds() {
     std::vector<SeedCall> seeds;
     for (const test::PaValidCall& c : test::PaValidCalls())
-        seeds.push_back({"pa." + c.name, c.make()});
+        seeds.push_back({"pa." + c.name, c.make});
     for (const test::SaValidCall& c : test::SaValidCalls())
-        seeds.push_back({"sa." + c.name, c.make()});
+        seeds.push_back({"sa." + c.name, c.make});
     const std::pair<const char*, Platform> platforms[] = {{"a2", Platform::kAtlasA2},
                                                           {"inference", Platform::kAtlasInference},
                                                           {"training", Platform::kAtlasTraining},
                                                           {"350", Platform::kAtlas350}};
-    for (auto [platformName, platform] : platforms) {
+    // Every mode on every profile: the combinations a profile rejects are seeds for the rules.
+    for (const auto& named : platforms) {
+        const auto [platformName, platform] = named;
         for (int compress = 0; compress <= 2; ++compress) {
             for (int cfg = 0; cfg <= 2; ++cfg) {
-                TestCall call = test::MakeRacCall(test::RacParam(compress, cfg), {}, platform);
-                // Only the combinations the profile accepts are seeds.
-                if (test::Violations(call).empty()) {
-                    seeds.push_back({std::string("rac.") + platformName + ".compress" +
-                                         std::to_string(compress) + ".cfg" + std::to_string(cfg),
-                                     std::move(call)});
-                }
+                seeds.push_back({std::string("rac.") + platformName + ".compress" + std::to_string(compress) +
+                                     ".cfg" + std::to_string(cfg),
+                                 [compress, cfg, on = platform] {
+                                     return test::MakeRacCall(test::RacParam(compress, cfg), {}, on);
+                                 }});
             }
         }
     }
@@ -182,15 +181,16 @@ void ChangePlatform(TestCall& call, FuzzedDataProvider& data) {
 
 }  // namespace
 
-const std::vector<SeedCall>& SeedCalls(size_t maxBytes) {
-    static const std::vector<SeedCall> seeds = [maxBytes] {
-        std::vector<SeedCall> small;
-        for (SeedCall& seed : AllSeeds()) {
-            if (TotalBytes(seed.call) <= maxBytes) small.push_back(std::move(seed));
-        }
-        return small;
-    }();
+const std::vector<SeedCall>& SeedCalls() {
+    static const std::vector<SeedCall> seeds = AllSeeds();
     return seeds;
+}
+
+const TestCall* BuiltSeed(size_t index, size_t maxBytes) {
+    static std::vector<std::optional<TestCall>> built(SeedCalls().size());
+    std::optional<TestCall>& call = built.at(index);
+    if (!call) call = SeedCalls()[index].make();
+    return TotalBytes(*call) <= maxBytes ? &*call : nullptr;
 }
 
 void Fail(const std::string& what) {
@@ -198,17 +198,27 @@ void Fail(const std::string& what) {
     std::abort();
 }
 
-void WriteSeedInputs(const std::vector<SeedCall>& seeds, const std::filesystem::path& dir) {
+void WriteSeedInputs(const std::filesystem::path& dir) {
+    const std::vector<SeedCall>& seeds = SeedCalls();
     std::filesystem::create_directories(dir);
+    // ConsumeIntegralInRange reads as many bytes as the range needs from the end of the input, the last byte
+    // the most significant: the index little-endian in that many bytes decodes to itself.
+    size_t width = 0;
+    for (size_t range = seeds.size() - 1; range > 0; range >>= 8)
+        ++width;
     for (size_t i = 0; i < seeds.size(); ++i) {
-        // ConsumeIntegralInRange reads the last byte(s) of the input; one byte for fewer than 256 seeds.
-        const auto index = static_cast<uint8_t>(i);
-        std::ofstream(dir / seeds[i].name, std::ios::binary).write(reinterpret_cast<const char*>(&index), 1);
+        std::string input;
+        for (size_t b = 0; b < width; ++b)
+            input += static_cast<char>((i >> (8 * b)) & 0xFF);
+        std::ofstream(dir / seeds[i].name, std::ios::binary) << input;
     }
 }
 
-TestCall DecodeCall(const std::vector<SeedCall>& seeds, FuzzedDataProvider& data) {
-    TestCall call = seeds[data.ConsumeIntegralInRange<size_t>(0, seeds.size() - 1)].call;
+std::optional<TestCall> DecodeCall(FuzzedDataProvider& data, size_t maxBytes) {
+    const TestCall* seed =
+        BuiltSeed(data.ConsumeIntegralInRange<size_t>(0, SeedCalls().size() - 1), maxBytes);
+    if (seed == nullptr) return std::nullopt;
+    TestCall call = *seed;
     for (int change = 0; change < 8 && data.remaining_bytes() > 0; ++change) {
         const int kind = data.ConsumeIntegralInRange<int>(0, 10);
         if (kind <= 2) {

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,21 +20,26 @@ namespace atbx::fuzz {
 
 struct SeedCall {
     std::string name;  // the catalogue's name ("pa.a2.decode" ...)
-    test::TestCall call;
+    std::function<test::TestCall()> make;
 };
 
-// Seed calls whose tensors hold at most `maxBytes` bytes in all (keeps one execution fast), each valid.
-const std::vector<SeedCall>& SeedCalls(size_t maxBytes);
+// The seed calls, by name; nothing is built until used.
+const std::vector<SeedCall>& SeedCalls();
+
+// Seed call `index`, built on first use (and kept); nullptr when its tensors hold more than `maxBytes` bytes
+// in all (one execution stays fast).
+const test::TestCall* BuiltSeed(size_t index, size_t maxBytes);
 
 // Writes one fuzzer input per seed call into dir (file name: the call's name): the input that decodes to the
 // seed call unchanged.
-void WriteSeedInputs(const std::vector<SeedCall>& seeds, const std::filesystem::path& dir);
+void WriteSeedInputs(const std::filesystem::path& dir);
 
 // Reports a finding on stderr and aborts, so libFuzzer saves the input.
 [[noreturn]] void Fail(const std::string& what);
 
-// A seed call (chosen by the first byte) with up to 8 changes decoded from the rest.
-test::TestCall DecodeCall(const std::vector<SeedCall>& seeds, FuzzedDataProvider& data);
+// A seed call (chosen by the last bytes) with up to 8 changes decoded from the rest; nothing when the seed is
+// over `maxBytes`.
+std::optional<test::TestCall> DecodeCall(FuzzedDataProvider& data, size_t maxBytes);
 
 }  // namespace atbx::fuzz
 

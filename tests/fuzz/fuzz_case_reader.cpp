@@ -71,8 +71,11 @@ std::string ReadText(const fs::path& path) {
 void WriteSeeds(const fs::path& dir) {
     fs::create_directories(dir);
     const fs::path scratch = CaseDir() / "seed";
-    for (const atbx::fuzz::SeedCall& seed : atbx::fuzz::SeedCalls(kMaxSeedBytes)) {
-        atbx::test::TestCall call = seed.call;
+    for (size_t index = 0; index < atbx::fuzz::SeedCalls().size(); ++index) {
+        const atbx::test::TestCall* built = atbx::fuzz::BuiltSeed(index, kMaxSeedBytes);
+        if (built == nullptr) continue;
+        const atbx::fuzz::SeedCall& seed = atbx::fuzz::SeedCalls()[index];
+        atbx::test::TestCall call = *built;
         call.inputNames.clear();
         for (size_t i = 0; i < call.inputs.size(); ++i)
             call.inputNames.push_back("t" + std::to_string(i));

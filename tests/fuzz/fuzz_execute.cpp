@@ -12,23 +12,22 @@
 
 namespace {
 
-using atbx::fuzz::SeedCalls;
-
 // Small calls only: each input runs the call once per backend.
-constexpr size_t kMaxSeedBytes = 256 << 10;
+constexpr size_t kMaxSeedBytes = 64 << 10;
 
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    if (const char* dir = std::getenv("ATBX_FUZZ_SEED_DIR"))
-        atbx::fuzz::WriteSeedInputs(SeedCalls(kMaxSeedBytes), dir);
+    if (const char* dir = std::getenv("ATBX_FUZZ_SEED_DIR")) atbx::fuzz::WriteSeedInputs(dir);
     return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     using namespace atbx;
     FuzzedDataProvider data(bytes, size);
-    test::TestCall call = fuzz::DecodeCall(SeedCalls(kMaxSeedBytes), data);
+    std::optional<test::TestCall> decoded = fuzz::DecodeCall(data, kMaxSeedBytes);
+    if (!decoded) return -1;
+    test::TestCall& call = *decoded;
     if (!test::Violations(call).empty()) return -1;  // not a valid call: keep it out of the corpus
     if (const Status st = test::Execute(call, Backend::kReference, 1).status; !st.ok())
         fuzz::Fail("a valid call fails on the reference: " + st.ToString());

@@ -12,22 +12,21 @@
 
 namespace {
 
-using atbx::fuzz::SeedCalls;
-
-constexpr size_t kMaxSeedBytes = 1 << 20;
+constexpr size_t kMaxSeedBytes = 256 << 10;
 
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    if (const char* dir = std::getenv("ATBX_FUZZ_SEED_DIR"))
-        atbx::fuzz::WriteSeedInputs(SeedCalls(kMaxSeedBytes), dir);
+    if (const char* dir = std::getenv("ATBX_FUZZ_SEED_DIR")) atbx::fuzz::WriteSeedInputs(dir);
     return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     using namespace atbx;
     FuzzedDataProvider data(bytes, size);
-    test::TestCall call = fuzz::DecodeCall(SeedCalls(kMaxSeedBytes), data);
+    std::optional<test::TestCall> decoded = fuzz::DecodeCall(data, kMaxSeedBytes);
+    if (!decoded) return -1;
+    test::TestCall& call = *decoded;
     const std::vector<rules::Violation> violations = test::Violations(call);
     for (const rules::Violation& v : violations) {
         if (v.message.empty()) fuzz::Fail(std::string(v.rule->id) + " has no message");
