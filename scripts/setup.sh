@@ -9,10 +9,12 @@
 #   libcli11-dev                          command-line parsing
 #   python3, python3-numpy, python3-pytest  independent NumPy goldens and CLI tests
 #   clang-format                          code format check
+#   clang-14, libclang-rt-14-dev,         fuzz targets (scripts/fuzz.sh): libFuzzer and the sanitizer runtimes
+#   libomp-14-dev                         for clang, OpenMP for clang
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build libgtest-dev nlohmann-json3-dev libcli11-dev
-          python3 python3-numpy python3-pytest clang-format)
+          python3 python3-numpy python3-pytest clang-format clang-14 libclang-rt-14-dev libomp-14-dev)
 
 missing=()
 for package in "${packages[@]}"; do

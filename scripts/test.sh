@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything on a fresh Debian machine, then builds and runs the whole test suite twice: a Release
-# build, and an AddressSanitizer + UndefinedBehaviorSanitizer build. Also checks the code format.
+# build, and an AddressSanitizer + UndefinedBehaviorSanitizer build. Then the concurrency tests under
+# ThreadSanitizer, and each fuzz target for ATBX_FUZZ_SECONDS (default 20) seconds. Also checks the code format.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -8,7 +9,9 @@ scripts/check_format.sh
 
 passed=0
 failed=0
-for preset in release asan; do
+timings=()
+for preset in release asan tsan; do
+    started=$SECONDS
     scripts/build.sh "$preset"
     log="build/$preset/ctest.log"
     status=0
@@ -19,6 +22,23 @@ for preset in release asan; do
     passed=$((passed + ${total:-0} - ${bad:-0}))
     failed=$((failed + ${bad:-0}))
     if [[ $status -ne 0 && ${bad:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
+    timings+=("$preset $((SECONDS - started))s")
 done
+
+started=$SECONDS
+scripts/build.sh fuzz
+for target in case_reader validate_plan execute; do
+    if scripts/fuzz.sh "$target" "${ATBX_FUZZ_SECONDS:-20}" > "build/fuzz/$target.log" 2>&1; then
+        passed=$((passed + 1))
+        echo "fuzz $target: $(grep -E '^stat::number_of_executed_units' "build/fuzz/$target.log" | awk '{print $2}') executions, no finding"
+    else
+        failed=$((failed + 1))
+        tail -40 "build/fuzz/$target.log"
+        echo "fuzz $target: FINDING (build/fuzz/$target.log, reproducer in build/fuzz/findings/$target)"
+    fi
+done
+timings+=("fuzz $((SECONDS - started))s")
+
+echo "atbx: stage times: ${timings[*]}"
 echo "atbx: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

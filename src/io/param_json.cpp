@@ -166,11 +166,13 @@ template <class P>
 P Parse(const json& object) {
     P param;
     const auto& fields = Fields(static_cast<const P*>(nullptr));
-    for (const auto& [key, value] : object.items()) {
+    for (const auto& item : object.items()) {
+        // No structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+        const std::string& key = item.key();
         auto field =
             std::find_if(fields.begin(), fields.end(), [&](const Field<P>& f) { return key == f.name; });
         if (field == fields.end()) throw IoError(StrCat("unknown param field '", Printable(key), "'"));
-        field->read(param, value);
+        field->read(param, item.value());
     }
     return param;
 }

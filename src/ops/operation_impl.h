@@ -11,6 +11,7 @@
 #include "core/parallel.h"
 #include "core/str_cat.h"
 #include "dispatch/kernel_registry.h"
+#include "ops/call_guard.h"
 #include "ops/call_validation.h"
 #include "ops/pack_identity.h"
 
@@ -47,6 +48,8 @@ class OperationImpl final : public Operation {
     }
 
     Status Setup(const VariantPack& variantPack, uint64_t& workspaceSize, Context* context) override {
+        const CallGuard guard(holder_);
+        if (Status st = guard.status(); !st.ok()) return st;
         planned_.reset();
         const Context ctx = context != nullptr ? *context : Context{platform_, 0, Backend::kAuto};
         CallValidation<Spec> validation(param_, ctx.platform);
@@ -70,6 +73,8 @@ class OperationImpl final : public Operation {
 
     Status Execute(const VariantPack& variantPack, uint8_t* workspace, uint64_t workspaceSize,
                    Context* context) override {
+        const CallGuard guard(holder_);
+        if (Status st = guard.status(); !st.ok()) return st;
         if (!planned_ || !planned_->pack.SameTensors(variantPack)) {
             return Status(
                 ERROR_INVALID_PARAM, "call.execute.after_setup",
@@ -89,12 +94,6 @@ class OperationImpl final : public Operation {
             !st.ok()) {
             return st;
         }
-        // A plan that holds values read from device tensors (ReshapeAndCache's slots) is rebuilt from the
-        // values Execute sees.
-        if constexpr (requires { Spec::kPlanHoldsDeviceValues; }) {
-            if constexpr (Spec::kPlanHoldsDeviceValues)
-                planned_->plan = Spec::BuildPlan(validation.subject());
-        }
         if (workspace != nullptr && workspaceSize < planned_->workspaceBytes) {
             return Status(ERROR_INVALID_PARAM, "call.execute.workspace_size",
                           core::StrCat("Execute got a workspace of ", workspaceSize,
@@ -104,12 +103,20 @@ class OperationImpl final : public Operation {
         const int threads =
             std::min(core::ResolveThreads(context != nullptr ? context->threads : planned_->context.threads),
                      planned_->threads);
-        dispatch::RunKernel(
-            *planned_->kernel, planned_->plan, threads,
-            workspace != nullptr ? static_cast<void*>(workspace) : planned_->ownWorkspace.data());
+        void* scratch = workspace != nullptr ? static_cast<void*>(workspace) : planned_->ownWorkspace.data();
+        // A plan that holds values read from device tensors (ReshapeAndCache's slots) is rebuilt from the
+        // values Execute sees, as a local: the plan Setup stored stays as Setup left it.
+        if constexpr (requires { Spec::kPlanHoldsDeviceValues; }) {
+            if constexpr (Spec::kPlanHoldsDeviceValues) {
+                dispatch::RunKernel(*planned_->kernel, Spec::BuildPlan(validation.subject()), threads, scratch);
+                return Status::Ok();
+            }
+        }
+        dispatch::RunKernel(*planned_->kernel, planned_->plan, threads, scratch);
         return Status::Ok();
     }
 
+    // Read by the thread that ran Setup, like the plan itself.
     std::string KernelName() const override {
         return planned_ ? std::string(planned_->kernel->name) : std::string();
     }
@@ -130,6 +137,7 @@ class OperationImpl final : public Operation {
     Param param_;
     Platform platform_;
     std::unique_ptr<Planned> planned_;
+    OperationHolder holder_{};
 };
 
 // CreateOperation's body for any Spec: the param rules of the platform, then the operation.

@@ -14,13 +14,16 @@ using rules::RuleInfo;
 using rules::Stage;
 
 // Rules the operation API enforces outside the rule stages.
-const std::array<RuleInfo, 4> kApiRules = {{
+const std::array<RuleInfo, 5> kApiRules = {{
     {"call.create.out_pointer", "*", Stage::kParam, ProfileSet::All(), ERROR_INVALID_OPERATION_ADDR,
      "CreateOperation gets a non-null out-pointer", "ATB include/atb/operation.h"},
     {"call.execute.after_setup", "*", Stage::kDeviceValues, ProfileSet::All(), ERROR_INVALID_PARAM,
      "Execute follows a successful Setup with the same variant pack", "ATB include/atb/operation.h"},
     {"call.execute.workspace_size", "*", Stage::kDeviceValues, ProfileSet::All(), ERROR_INVALID_PARAM,
      "a workspace given to Execute holds at least the bytes Setup reported", "ATB include/atb/operation.h"},
+    {"call.concurrent_use", "*", Stage::kDeviceValues, ProfileSet::All(), ERROR_INVALID_OPERATION_ADDR,
+     "Setup and Execute of one operation are not called from two threads at once (one operation per stream)",
+     "ATB include/atb/operation.h; atbx docs/decisions.md Threads"},
     {"dispatch.cpu.unsupported", "*", Stage::kDeviceValues, ProfileSet::All(), ERROR_OPERATION_NULL_RUNNER,
      "the requested backend has a kernel for the call (the reference supports every call)",
      "atbx DESIGN.md dispatch"},

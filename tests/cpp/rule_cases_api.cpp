@@ -1,9 +1,12 @@
 // Cases for the rules the operation API enforces outside validation.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <vector>
+#include <thread>
 
 #include "atbx/operation.h"
 #include "support/pa_calls.h"
@@ -57,6 +60,40 @@ Status SetupWithNoCpuPath(TestCall& c) {
     return st;
 }
 
+// Long contexts on the reference backend keep each Execute busy for milliseconds.
+TestCall LongDecode() {
+    PaShape shape;
+    shape.headSize = 128;
+    shape.contextLens = {1500, 1700, 1900, 2047};
+    return MakePaCall({}, shape);
+}
+
+// One thread executes the operation over and over; this thread calls Setup on the same operation until one
+// call lands inside an Execute (each Execute takes milliseconds, so the first attempts do). Returns that
+// status, or the last one when none collided within the time limit.
+Status SetupWhileAnotherThreadExecutes(TestCall& c) {
+    const VariantPack pack = c.Pack();
+    Context context{c.platform, 1, Backend::kReference};
+    std::unique_ptr<Operation> op = Create(c);
+    uint64_t workspaceSize = 0;
+    if (Status st = op->Setup(pack, workspaceSize, &context); !st.ok()) return st;
+    std::atomic<bool> stop = false;
+    std::thread executor([&] {
+        while (!stop.load()) {
+            Context executorContext{c.platform, 1, Backend::kReference};
+            if (!op->Execute(pack, nullptr, workspaceSize, &executorContext).ok()) std::this_thread::yield();
+        }
+    });
+    Status st;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    do {
+        st = op->Setup(pack, workspaceSize, &context);
+    } while (st.rule() != "call.concurrent_use" && std::chrono::steady_clock::now() < deadline);
+    stop = true;
+    executor.join();
+    return st;
+}
+
 }  // namespace
 
 std::vector<RuleCase> ApiRuleCases() {
@@ -66,6 +103,8 @@ std::vector<RuleCase> ApiRuleCases() {
         {"call.execute.after_setup", ERROR_INVALID_PARAM, "", Decode, Unchanged, ExecuteWithoutSetup},
         {"call.execute.workspace_size", ERROR_INVALID_PARAM, "", Decode, Unchanged,
          ExecuteWithShortWorkspace},
+        {"call.concurrent_use", ERROR_INVALID_OPERATION_ADDR, "", LongDecode, Unchanged,
+         SetupWhileAnotherThreadExecutes},
         {"dispatch.cpu.unsupported", ERROR_OPERATION_NULL_RUNNER, "", Decode, Unchanged, SetupWithNoCpuPath},
     };
 }

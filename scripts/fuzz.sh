@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets (preset fuzz: clang, libFuzzer, ASan + UBSan, in build/fuzz) and runs one for a time.
+#   scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]
+# TARGET: case_reader, validate_plan or execute. The corpus lives in build/fuzz/corpus/TARGET, seeded from the
+# valid-call catalogues (the target writes its seeds into build/fuzz/seeds/TARGET). A finding (crash, leak,
+# sanitizer report, timeout) stops the run, leaves the reproducer in build/fuzz/findings/TARGET and fails.
+# Reproduce one: build/fuzz/tests/fuzz/atbx_fuzz_TARGET FILE.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${1:?usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer options]}"
+seconds="${2:?usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer options]}"
+shift 2
+scripts/build.sh fuzz
+binary="build/fuzz/tests/fuzz/atbx_fuzz_$target"
+[[ -x "$binary" ]] || { echo "fuzz: no target $target" >&2; exit 1; }
+seeds="build/fuzz/seeds/$target"
+corpus="build/fuzz/corpus/$target"
+findings="build/fuzz/findings/$target"
+scratch="build/fuzz/tmp/$target"
+mkdir -p "$corpus" "$findings" "$scratch"
+# The target writes its seeds as it starts (LLVMFuzzerInitialize); given one file, it runs that input alone.
+rm -rf "$seeds"
+: > "$scratch/empty"
+ATBX_FUZZ_SEED_DIR="$seeds" TMPDIR="$scratch" "$binary" "$scratch/empty" >/dev/null 2>&1
+# One process, no leak of the run into other helpers' time: -jobs stays at 1; the OpenMP team at one thread.
+export OMP_NUM_THREADS=1 TMPDIR="$scratch"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
+"$binary" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -max_len=4096 -print_final_stats=1 \
+    -artifact_prefix="$findings/" "$@" "$corpus" "$seeds"

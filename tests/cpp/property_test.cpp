@@ -1,0 +1,123 @@
+// Property: every valid call agrees on every path. Random calls drawn across every feature and profile
+// (support/property_calls.h: catalogue params, random geometry, kept when every rule passes) run on the
+// reference and on each CPU path (support/every_path.h). A failing call is shrunk to a minimal one (fewer
+// batches, shorter contexts, fewer heads) and saved as a case file for tests/data/regressions/.
+// CI draws kDefaultSamples calls; ATBX_PROPERTY_SAMPLES=N draws N (ATBX_PROPERTY_SEED changes the first
+// seed).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "io/case_file.h"
+#include "support/case_writer.h"
+#include "support/every_path.h"
+#include "support/property_calls.h"
+#include "support/validate.h"
+
+namespace atbx::test {
+namespace {
+
+// Under AddressSanitizer every call runs several times slower: fewer draws keep the sanitizer stage short.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kDefaultSamples = 40;
+#else
+constexpr int kDefaultSamples = 200;
+#endif
+
+uint64_t EnvNumber(const char* name, uint64_t fallback) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0' ? std::strtoull(value, nullptr, 10) : fallback;
+}
+
+std::string Fails(const Sample& sample) {
+    return CheckEveryPath(sample.Make()).failure;
+}
+
+// Where shrunk failures are written: ATBX_REGRESSION_OUT, else regressions/ in the test's directory.
+std::filesystem::path RegressionOut() {
+    const char* dir = std::getenv("ATBX_REGRESSION_OUT");
+    return dir != nullptr ? std::filesystem::path(dir) : std::filesystem::current_path() / "regressions";
+}
+
+TEST(Property, RandomValidCallsAgreeOnEveryPath) {
+    const uint64_t samples = EnvNumber("ATBX_PROPERTY_SAMPLES", kDefaultSamples);
+    const uint64_t firstSeed = EnvNumber("ATBX_PROPERTY_SEED", 1);
+    std::map<std::string, int> drawn;  // per op family, for the log
+    int pathsRun = 0;
+    for (uint64_t seed = firstSeed; seed < firstSeed + samples; ++seed) {
+        std::mt19937_64 rng(seed);
+        const std::optional<Sample> sample = DrawValidSample(rng);
+        if (!sample) continue;
+        ++drawn[sample->origin.substr(0, sample->origin.find('.'))];
+        const PathReport report = CheckEveryPath(sample->Make());
+        pathsRun += static_cast<int>(report.ran.size());
+        if (report.failure.empty()) continue;
+        const Sample minimal = Shrink(*sample, Fails);
+        const std::filesystem::path dir = RegressionOut() / ("property_seed_" + std::to_string(seed));
+        WriteCase(minimal.Make(), dir,
+                  "property test seed " + std::to_string(seed) + ": " + minimal.Describe());
+        ADD_FAILURE() << "seed " << seed << ": " << sample->Describe() << "\n  " << report.failure
+                      << "\n  shrunk to: " << minimal.Describe() << "\n  " << Fails(minimal)
+                      << "\n  saved as " << dir.string() << " (copy it into tests/data/regressions/)";
+    }
+    for (const auto& [family, count] : drawn)
+        std::cout << family << ": " << count << " valid calls\n";
+    std::cout << pathsRun << " CPU path runs compared\n";
+    // The generator must reach every family, and the CPU paths must run most calls, or the property is
+    // vacuous.
+    EXPECT_EQ(drawn.size(), 3u);
+    EXPECT_GT(pathsRun, static_cast<int>(samples) / 3);
+}
+
+// The shrinker, on an injected failure (a PagedAttention call "fails" when some context has 20 keys or more
+// and there are 4 query heads or more): the minimal call has one batch of exactly 20 keys, 4 heads and the
+// smallest head size the rules allow.
+TEST(Property, ShrinkingFindsTheSmallestFailingCall) {
+    infer::PagedAttentionParam param;
+    param.headNum = 16;
+    param.kvHeadNum = 4;
+    PaShape shape;
+    shape.headSize = 128;
+    shape.blockSize = 64;
+    shape.contextLens = {57, 3, 90, 31};
+    const Sample start{"pa.a2.decode", param, Platform::kAtlasA2, shape};
+    const auto fails = [](const Sample& s) -> std::string {
+        const auto& lens = std::get<PaShape>(s.shape).contextLens;
+        const bool longContext = std::any_of(lens.begin(), lens.end(), [](int32_t l) { return l >= 20; });
+        return longContext && std::get<infer::PagedAttentionParam>(s.param).headNum >= 4 ? "injected" : "";
+    };
+    ASSERT_EQ(fails(start), "injected");
+    const Sample minimal = Shrink(start, fails);
+    const PaShape& small = std::get<PaShape>(minimal.shape);
+    EXPECT_EQ(small.contextLens, std::vector<int32_t>{20}) << minimal.Describe();
+    EXPECT_EQ(std::get<infer::PagedAttentionParam>(minimal.param).headNum, 4) << minimal.Describe();
+    EXPECT_EQ(small.headSize, 16) << minimal.Describe();
+    EXPECT_EQ(small.blockSize, 16) << minimal.Describe();
+}
+
+// A shrunk case written as a case file loads back as the same call.
+TEST(Property, SavedCaseLoadsBackAsTheSameCall) {
+    std::mt19937_64 rng(7);
+    const std::optional<Sample> sample = DrawValidSample(rng);
+    ASSERT_TRUE(sample);
+    const TestCall call = sample->Make();
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "atbx_property_saved_case";
+    std::filesystem::remove_all(dir);
+    WriteCase(call, dir, sample->Describe());
+    const io::CaseFile loaded = io::LoadCase(dir / "case.json", std::nullopt);
+    EXPECT_EQ(io::ParamToJson(loaded.param), io::ParamToJson(call.param));
+    EXPECT_EQ(loaded.platform, call.platform);
+    ASSERT_EQ(loaded.inputs.size(), call.inputs.size());
+    for (size_t i = 0; i < call.inputs.size(); ++i) {
+        EXPECT_EQ(loaded.inputs[i].bytes, call.inputs[i].bytes) << i;
+        EXPECT_EQ(ShapeToString(loaded.inputs[i].desc.shape), ShapeToString(call.inputs[i].desc.shape)) << i;
+        EXPECT_EQ(loaded.inputs[i].desc.format, call.inputs[i].desc.format) << i;
+    }
+    EXPECT_EQ(loaded.outputFiles.size(), call.outputs.size());
+    std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace atbx::test

@@ -1,0 +1,51 @@
+// Regression cases: every case file under tests/data/regressions/ (shrunk failures of the property test, fuzz
+// findings that execute) is a valid call that must agree on every path (support/every_path.h).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "io/case_file.h"
+#include "support/every_path.h"
+#include "support/validate.h"
+
+namespace atbx::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> RegressionCases() {
+    std::vector<std::string> names;
+    for (const fs::directory_entry& entry :
+         fs::directory_iterator(fs::path(ATBX_TEST_DATA_DIR) / "regressions")) {
+        if (fs::exists(entry.path() / "case.json")) names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+TestCall FromCaseFile(const io::CaseFile& c) {
+    TestCall call;
+    call.param = c.param;
+    call.platform = c.platform;
+    call.inputs = c.inputs;
+    AttachOutputs(call);
+    return call;
+}
+
+class RegressionCaseTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(RegressionCaseTest, AgreesOnEveryPath) {
+    const fs::path file = fs::path(ATBX_TEST_DATA_DIR) / "regressions" / GetParam() / "case.json";
+    const TestCall call = FromCaseFile(io::LoadCase(file, std::nullopt));
+    TestCall validated = call;
+    ASSERT_TRUE(Violations(validated).empty()) << DescribeViolations(validated);
+    const PathReport report = CheckEveryPath(call);
+    EXPECT_EQ(report.failure, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Regressions, RegressionCaseTest, testing::ValuesIn(RegressionCases()));
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RegressionCaseTest);
+
+}  // namespace
+}  // namespace atbx::test
