@@ -77,7 +77,7 @@ class TimeEstimator {
 
 std::unique_ptr<bench::PeerProcess> StartPeer(const BenchOptions& o) {
     std::string error;
-    auto peer = bench::PeerProcess::Start({"python3", o.peerScript}, &error);
+    auto peer = bench::PeerProcess::Start({o.peerPython, o.peerScript}, &error);
     if (!peer) {
         std::cerr << "error: the torch peer (" << o.peerScript << ") did not start: " << error
                   << "\n(scripts/bench_setup.sh installs PyTorch with OpenBLAS)\n";

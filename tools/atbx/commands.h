@@ -42,6 +42,7 @@ struct BenchOptions {
     bool smoke = false;  // tiny shapes, seconds (tests)
     std::string filter;  // regular expression over "op shape dtype cold|warm"
     std::string peer;    // "torch" or empty
+    std::string peerPython;
     std::string peerScript;
     std::string jsonPath;
     double memoryGib = 0.0;        // 0: a third of the memory, at most 8 GiB
