@@ -28,6 +28,7 @@ using bench::RowSpec;
 constexpr int64_t kMiB = int64_t{1} << 20;
 constexpr int64_t kDefaultMemoryCap = int64_t{8} << 30;
 constexpr int kMinRuns = 5;
+constexpr double kShortRowSeconds = 0.3;
 
 std::vector<RowSpec> Rows(const BenchOptions& o) {
     const bench::GridSize size =
@@ -51,7 +52,7 @@ bench::RunLimits Limits(const BenchOptions& o, const bench::MachineCeilings& mac
                                          : std::min(kDefaultMemoryCap, perf::PhysicalMemoryBytes() / 3);
     limits.coldBytes =
         o.coldMib > 0 ? static_cast<int64_t>(o.coldMib * kMiB) : 4 * machine.lastLevelCacheBytes;
-    limits.timedSeconds = o.rowSeconds;
+    limits.timedSeconds = o.rowSeconds > 0 ? o.rowSeconds : (o.quick || o.smoke ? kShortRowSeconds : 1.0);
     limits.minRuns = kMinRuns;
     return limits;
 }
