@@ -65,7 +65,9 @@ void AddBenchOptions(CLI::App* command, atbx::cli::BenchOptions* o) {
         ->add_option("--ceiling-mib", o->ceilingMib,
                      "buffer of the bandwidth ceilings (default: 4 x LLC, >= 1 GiB)")
         ->check(CLI::PositiveNumber);
-    command->add_option("--row-seconds", o->rowSeconds, "time spent timing each row (default 1; 0.3 with --quick)")
+    command
+        ->add_option("--row-seconds", o->rowSeconds,
+                     "time spent timing each row (default 1; 0.3 with --quick)")
         ->check(CLI::PositiveNumber);
     command
         ->add_option("--max-call-seconds", o->maxCallSeconds,

@@ -25,8 +25,8 @@ std::vector<DecodeShape> Families() {
         Family("gqa16/8-d256", 16, 8, 256, 256, false),   Family("mla128-d576/512", 128, 1, 576, 512, true)};
 }
 
-// Head size 256 with int8 caches needs blocks under 128 tokens on Atlas A2 (pa.shape.head_size_256_large_block):
-// those rows use 64.
+// Head size 256 with int8 caches needs blocks under 128 tokens on Atlas A2
+// (pa.shape.head_size_256_large_block): those rows use 64.
 DecodeShape With(DecodeShape s, int32_t batch, int32_t context, aclDataType cache) {
     s.batch = batch;
     s.context = context;

@@ -74,15 +74,15 @@ std::vector<RowSpec> FullRows() {
     return rows;
 }
 
-// Short versions of each kind, sized for the portable kernel: MLA at 256 tokens, the prefix at 1k + 128, the
-// window at 256 over 1k.
+// Short versions of each kind, sized for the portable kernel: MLA at 256 (192/128) and 128 (576/512) tokens,
+// the prefix at 1k + 128, the window at 256 over 1k.
 std::vector<RowSpec> QuickRows() {
     std::vector<RowSpec> rows;
     for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
         for (const PrefillShape& f : {kGqa32, kGqa28, kD64})
             rows.push_back(PrefillRow(Causal(f, {512}, dtype)));
-        for (const PrefillShape& f : {kMlaSplit, kMlaLatent})
-            rows.push_back(PrefillRow(Causal(f, {256}, dtype)));
+        rows.push_back(PrefillRow(Causal(kMlaSplit, {256}, dtype)));
+        rows.push_back(PrefillRow(Causal(kMlaLatent, {128}, dtype)));
     }
     rows.push_back(PrefillRow(Causal(kGqa32, {300, 150, 62}, ACL_FLOAT16)));
     rows.push_back(PrefillRow(Prefix(kGqa32, 1024, 128, ACL_FLOAT16)));
