@@ -38,6 +38,25 @@ struct DemoOptions {
 };
 int DemoCommand(const DemoOptions& options);
 
+struct BenchOptions {
+    std::string workload;  // "decode" or "prefill"
+    Backend backend = Backend::kAuto;
+    int threads = 0;
+    bool quick = false;  // one row per shape family and dtype, under two minutes
+    bool smoke = false;  // tiny shapes, seconds (tests)
+    std::string filter;  // regular expression over "op shape dtype cold|warm"
+    std::string peer;    // "torch" or empty
+    std::string peerPython;
+    std::string peerScript;
+    std::string jsonPath;
+    double memoryGib = 0.0;        // 0: a third of the memory, at most 8 GiB
+    double coldMib = 0.0;          // 0: four times the last-level cache
+    double ceilingMib = 0.0;       // 0: four times the last-level cache, at least 1 GiB
+    double rowSeconds = 1.0;       // timed calls per row
+    double maxCallSeconds = 20.0;  // rows estimated slower than this per call are skipped
+};
+int BenchCommand(const BenchOptions& options);
+
 }  // namespace atbx::cli
 
 #endif  // ATBX_TOOLS_ATBX_COMMANDS_H

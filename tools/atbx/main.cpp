@@ -40,6 +40,44 @@ void AddCaseOptions(CLI::App* command, atbx::cli::CaseOptions* options, bool exe
                         "directory for the outputs (default: next to the case file)");
 }
 
+// `atbx bench decode` and `atbx bench prefill` share their options.
+void AddBenchOptions(CLI::App* command, atbx::cli::BenchOptions* o) {
+    const std::map<std::string, Backend> backends = {
+        {"ref", Backend::kReference}, {"cpu", Backend::kCpu}, {"auto", Backend::kAuto}};
+    command->add_option("--backend", o->backend, "ref, cpu or auto (default)")
+        ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case));
+    command->add_option("--threads", o->threads, "threads for atbx, the ceilings and the peer (default: all)")
+        ->check(CLI::NonNegativeNumber);
+    command->add_flag("--quick", o->quick, "one row per shape family and dtype (under two minutes)");
+    command->add_flag("--smoke", o->smoke, "tiny shapes of every kind (seconds; for tests)");
+    command->add_option("--filter", o->filter,
+                        "run only rows whose \"op shape dtype cold|warm\" matches (regex)");
+    command->add_option("--peer", o->peer, "run a peer on the same shapes, right after each row")
+        ->check(CLI::IsMember({"torch"}));
+    command->add_option("--peer-script", o->peerScript, "the torch peer script")->check(CLI::ExistingFile);
+    command->add_option("--peer-python", o->peerPython,
+                        "the Python that runs the peer (default: the build's)");
+    command->add_option("--json", o->jsonPath,
+                        "write the machine's ceilings and every row to this JSON file");
+    command->add_option("--memory-gib", o->memoryGib, "memory a row may allocate (default: 1/3 of RAM, <= 8)")
+        ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--cold-mib", o->coldMib, "KV a cold row rotates over (default: 4 x last-level cache)")
+        ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--ceiling-mib", o->ceilingMib,
+                     "buffer of the bandwidth ceilings (default: 4 x LLC, >= 1 GiB)")
+        ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--row-seconds", o->rowSeconds,
+                     "time spent timing each row (default 1; 0.3 with --quick)")
+        ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--max-call-seconds", o->maxCallSeconds,
+                     "skip rows estimated slower than this per call (default 20)")
+        ->check(CLI::PositiveNumber);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,6 +112,21 @@ int main(int argc, char** argv) {
     demo->add_option("--iterations", demoOptions.iterations, "timed runs, 1 to 100000 (default 5)")
         ->check(CLI::Range(1, 100000));
 
+    atbx::cli::BenchOptions benchOptions;
+    benchOptions.peerPython = ATBX_PEER_PYTHON;
+    benchOptions.peerScript = ATBX_TORCH_PEER_SCRIPT;
+    CLI::App* benchCommand =
+        app.add_subcommand("bench", "time atbx on real model shapes beside the machine's ceilings");
+    benchCommand->require_subcommand(1);
+    for (const char* workload : {"decode", "prefill"}) {
+        CLI::App* sub =
+            benchCommand->add_subcommand(workload, std::string(workload) == "decode"
+                                                       ? "PagedAttention decode steps"
+                                                       : "SelfAttention prefills and ReshapeAndCache writes");
+        AddBenchOptions(sub, &benchOptions);
+        sub->callback([&benchOptions, workload] { benchOptions.workload = workload; });
+    }
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -86,6 +139,7 @@ int main(int argc, char** argv) {
         if (run->parsed()) return atbx::cli::RunCommand(runOptions);
         if (check->parsed()) return atbx::cli::CheckCommand(checkOptions);
         if (rules->parsed()) return atbx::cli::RulesCommand(markdown);
+        if (benchCommand->parsed()) return atbx::cli::BenchCommand(benchOptions);
         return atbx::cli::DemoCommand(demoOptions);
     } catch (const std::exception& e) {
         // Out of memory, say: one line and exit 1, never an abort.

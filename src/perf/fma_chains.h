@@ -1,0 +1,17 @@
+// Per-instruction-set FMA chains for perf/fma_peak.cpp. Each lives in its own translation unit compiled for
+// its instruction set alone (src/CMakeLists.txt), and is called only after run-time detection says the CPU
+// has it. Each returns the floating-point operations it performed.
+#ifndef ATBX_PERF_FMA_CHAINS_H
+#define ATBX_PERF_FMA_CHAINS_H
+
+#include <cstdint>
+
+namespace atbx::perf {
+
+double RunFmaChainsBaseline(int64_t rounds);
+double RunFmaChainsAvx2(int64_t rounds);
+double RunFmaChainsAvx512(int64_t rounds);
+
+}  // namespace atbx::perf
+
+#endif  // ATBX_PERF_FMA_CHAINS_H

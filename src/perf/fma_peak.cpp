@@ -1,0 +1,85 @@
+#include "perf/fma_peak.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "perf/cpu_features.h"
+#include "perf/fma_chains.h"
+
+namespace atbx::perf {
+namespace {
+
+// About 0.1 s per run at a few hundred GFLOP/s per core: long enough to get past frequency ramps.
+constexpr int64_t kRounds = int64_t{20} << 20;
+
+bool Available(VectorPath path) {
+    const CpuFeatures features = DetectCpuFeatures();
+    switch (path) {
+        case VectorPath::kAvx512:
+            return features.avx512;
+        case VectorPath::kAvx2:
+            return features.avx2;
+        case VectorPath::kBaseline:
+            return true;
+    }
+    return false;
+}
+
+double RunChains(VectorPath path, int64_t rounds) {
+    switch (path) {
+        case VectorPath::kAvx512:
+            return RunFmaChainsAvx512(rounds);
+        case VectorPath::kAvx2:
+            return RunFmaChainsAvx2(rounds);
+        case VectorPath::kBaseline:
+            return RunFmaChainsBaseline(rounds);
+    }
+    return 0.0;
+}
+
+}  // namespace
+
+const char* VectorPathName(VectorPath path) {
+    switch (path) {
+        case VectorPath::kAvx512:
+            return "avx512";
+        case VectorPath::kAvx2:
+            return "avx2";
+        case VectorPath::kBaseline:
+            return "sse2";
+    }
+    return "?";
+}
+
+std::optional<double> MeasureFmaPeak(VectorPath path, int threads, int repeats) {
+    if (!Available(path)) return std::nullopt;
+    const int team = threads > 0 ? threads : omp_get_max_threads();
+    double best = 0.0;
+    for (int r = 0; r < repeats; ++r) {
+        double flops = 0.0;
+        const auto start = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(team) reduction(+ : flops)
+        flops += RunChains(path, kRounds);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        best = std::max(best, flops / seconds);
+    }
+    return best;
+}
+
+VectorPath WidestVectorPath() {
+    const CpuFeatures features = DetectCpuFeatures();
+    if (features.avx512) return VectorPath::kAvx512;
+    if (features.avx2) return VectorPath::kAvx2;
+    return VectorPath::kBaseline;
+}
+
+VectorPath VectorPathOfKernel(std::string_view kernelName) {
+    if (kernelName.find("avx512") != std::string_view::npos) return VectorPath::kAvx512;
+    if (kernelName.find("avx2") != std::string_view::npos) return VectorPath::kAvx2;
+    return VectorPath::kBaseline;
+}
+
+}  // namespace atbx::perf

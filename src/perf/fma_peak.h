@@ -1,0 +1,32 @@
+// The machine's fp32 multiply-add ceiling for each CPU path, measured in the same run as the figures it is
+// compared with: independent chains of vector FMAs (no loads), so the FMA ports, not latency or memory, set
+// the pace.
+#ifndef ATBX_PERF_FMA_PEAK_H
+#define ATBX_PERF_FMA_PEAK_H
+
+#include <optional>
+#include <string_view>
+
+namespace atbx::perf {
+
+enum class VectorPath {
+    kBaseline,  // SSE2 mul + add (x86-64 baseline): what portable code such as cpu:scalar compiles to
+    kAvx2,      // ymm FMA3
+    kAvx512,    // zmm FMA
+};
+
+const char* VectorPathName(VectorPath path);
+
+// FLOP/s (an FMA counts 2) of `path` on `threads` threads (0: all), best of `repeats` runs; nothing when this
+// CPU or OS lacks the path.
+std::optional<double> MeasureFmaPeak(VectorPath path, int threads, int repeats);
+
+// The widest path this CPU has.
+VectorPath WidestVectorPath();
+
+// The path a kernel named "cpu:avx512", "cpu:avx2", "cpu:scalar", "reference" ... computes with.
+VectorPath VectorPathOfKernel(std::string_view kernelName);
+
+}  // namespace atbx::perf
+
+#endif  // ATBX_PERF_FMA_PEAK_H

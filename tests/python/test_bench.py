@@ -1,0 +1,149 @@
+"""`atbx bench decode|prefill --smoke`: the JSON schema, and figures consistent with the shapes.
+
+Every expected byte and FLOP count is worked out here from the shape the row names, not read from the tool. No
+performance is asserted: only that the figures are positive and agree with each other.
+"""
+import json
+import math
+import re
+import subprocess
+
+import pytest
+
+# Small buffers and short timing: these tests check the harness, not the machine.
+FAST = ["--smoke", "--threads", "1", "--ceiling-mib", "16", "--cold-mib", "1", "--row-seconds", "0.02"]
+MACHINE_KEYS = {"cpu", "isa", "threads", "read_gbs", "fma_gflops", "amx_gflops"}
+ROW_KEYS = {"op", "shape", "dtype", "kernel", "threads", "cold", "ms", "kv_gbs", "gflops", "roofline_pct",
+            "ceiling_gbs", "peak_gflops", "peer"}
+ELEMENT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1}
+
+
+def bench(atbx, tmp_path, workload, *extra):
+    out = tmp_path / f"{workload}.json"
+    result = subprocess.run([atbx, "bench", workload, *FAST, "--json", str(out), *extra],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    with open(out) as f:
+        return json.load(f), result
+
+
+def family(shape):
+    """(heads, kv heads, K head size, V head size, MLA) from a family name such as "smoke-gqa4/2-d64"."""
+    name = shape.split()[0]
+    mla = re.search(r"mla(\d+)-d(\d+)/(\d+)", name)
+    if mla:
+        heads, d, dv = map(int, mla.groups())
+        latent = d == 576  # the absorbed form: one latent kv head, V its first dv channels
+        return heads, 1 if latent else heads, d, dv, latent
+    heads, kv, d = map(int, re.search(r"(?:gqa|mha)(\d+)/(\d+)-d(\d+)", name).groups())
+    return heads, kv, d, d, False
+
+
+def field(shape, prefix):
+    return int(re.search(rf"\b{prefix}(\d+)", shape).group(1))
+
+
+def decode_work(row):
+    """(K/V bytes read, FLOPs) of one decode step from the row's shape."""
+    heads, kv, d, dv, mla = family(row["shape"])
+    batch, context, q = field(row["shape"], "b"), field(row["shape"], "ctx"), field(row["shape"], "q")
+    channels = kv * (d if mla else d + dv)
+    kv_bytes = batch * context * channels * ELEMENT_BYTES[row["dtype"]]
+    visible = batch * sum(context - q + i + 1 for i in range(q))
+    return kv_bytes, 2 * heads * (d + dv) * visible
+
+
+def prefill_work(row):
+    """(K/V bytes read, FLOPs counting only the keys the mask leaves visible) of one prefill call."""
+    element = ELEMENT_BYTES[row["dtype"]]
+    shape = row["shape"]
+    if row["op"] == "ReshapeAndCache":  # key and value read, then written: "kv2-d64 t37 bs16"
+        kv, d = map(int, re.search(r"kv(\d+)-d(\d+)", shape).groups())
+        return 2 * 2 * field(shape, "t") * kv * d * element, 0
+    heads, kv, d, dv, mla = family(shape)
+    prefix = re.search(r"prefix(\d+)\+([\d+]+)", shape)
+    window = re.search(r"swa(\d+) s(\d+)", shape)
+    if prefix:
+        cached, lens, limit = int(prefix.group(1)), [int(x) for x in prefix.group(2).split("+")], None
+    elif window:
+        cached, lens, limit = 0, [int(window.group(2))], int(window.group(1))
+    else:
+        cached, lens, limit = 0, [int(x) for x in re.search(r"causal s([\d+]+)", shape).group(1).split("+")], None
+    pairs = 0
+    for length in lens:
+        for i in range(length):
+            keys = cached + i + 1
+            pairs += min(keys, limit) if limit else keys
+    channels = kv * (d if mla else d + dv)
+    kv_bytes = (sum(lens) + len(lens) * cached) * channels * element
+    return kv_bytes, 2 * heads * (d + dv) * pairs
+
+
+def check_document(doc, work):
+    machine = doc["machine"]
+    assert MACHINE_KEYS <= machine.keys()
+    assert machine["threads"] == 1
+    assert machine["read_gbs"] > 0 and machine["fma_gflops"] > 0
+    assert machine["amx_gflops"] is None or machine["amx_gflops"] > 0
+    assert doc["rows"], doc.get("skipped")
+    for row in doc["rows"]:
+        assert ROW_KEYS <= row.keys(), row
+        assert row["threads"] == 1 and row["kernel"] and row["peer"] is None
+        assert row["ms"] > 0 and row["ceiling_gbs"] > 0 and row["peak_gflops"] > 0
+        kv_bytes, flops = work(row)
+        seconds = row["ms"] / 1e3
+        assert row["kv_bytes"] == kv_bytes, row
+        assert row["flops"] == pytest.approx(flops), row
+        assert row["kv_gbs"] == pytest.approx(kv_bytes / seconds / 1e9, rel=1e-9)
+        assert row["gflops"] == pytest.approx(flops / seconds / 1e9, rel=1e-9, abs=1e-12)
+        assert row["bytes"] >= kv_bytes
+        roofline = max(row["bytes"] / (row["ceiling_gbs"] * 1e9), flops / (row["peak_gflops"] * 1e9))
+        assert row["roofline_pct"] == pytest.approx(100 * roofline / seconds, rel=1e-9)
+        assert row["limit"] == ("memory" if row["bytes"] / row["ceiling_gbs"] >= flops / row["peak_gflops"]
+                                else "compute")
+
+
+def test_decode_smoke(atbx, tmp_path):
+    doc, result = bench(atbx, tmp_path, "decode")
+    check_document(doc, decode_work)
+    kinds = {(row["dtype"], row["cold"], "q4" in row["shape"], "mla" in row["shape"]) for row in doc["rows"]}
+    assert ("int8", True, False, False) in kinds and ("bf16", False, True, False) in kinds
+    assert any(mla for *_, mla in kinds)
+    assert "[4/4]" in result.stderr  # the progress report
+    assert "| PagedAttention |" in result.stdout
+
+
+def test_prefill_smoke(atbx, tmp_path):
+    doc, _ = bench(atbx, tmp_path, "prefill")
+    check_document(doc, prefill_work)
+    ops = {row["op"] for row in doc["rows"]}
+    assert ops == {"SelfAttention", "ReshapeAndCache"}
+    assert "copy_gbs" in doc["machine"]
+
+
+def test_filter_selects_rows(atbx, tmp_path):
+    doc, _ = bench(atbx, tmp_path, "decode", "--filter", "int8")
+    assert [row["dtype"] for row in doc["rows"]] == ["int8"]
+
+
+def test_rows_that_do_not_fit_are_skipped_with_the_reason(atbx, tmp_path):
+    doc, _ = bench(atbx, tmp_path, "decode", "--filter", "int8", "--memory-gib", "0.00001")
+    assert doc["rows"] == []
+    assert "memory bound" in doc["skipped"][0]["reason"]
+
+
+def test_unsupported_backend_is_skipped_with_the_rule(atbx, tmp_path):
+    doc, _ = bench(atbx, tmp_path, "decode", "--filter", "int8", "--backend", "cpu")
+    if doc["rows"]:
+        assert doc["rows"][0]["kernel"].startswith("cpu:")  # a CPU path for int8 caches exists
+    else:
+        assert "dispatch.cpu.unsupported" in doc["skipped"][0]["reason"]
+
+
+def test_torch_peer(atbx, tmp_path):
+    pytest.importorskip("torch")
+    doc, _ = bench(atbx, tmp_path, "decode", "--filter", "bf16", "--peer", "torch")
+    peer = doc["rows"][0]["peer"]
+    assert peer["name"].startswith("torch") and peer["ms"] > 0
+    assert peer["kv_gbs"] == pytest.approx(doc["rows"][0]["kv_bytes"] / (peer["ms"] / 1e3) / 1e9, rel=1e-9)
+    assert not math.isnan(peer["ms_by_dtype"]["fp32"])

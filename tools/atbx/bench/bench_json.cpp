@@ -1,0 +1,65 @@
+#include "bench/bench_json.h"
+
+namespace atbx::cli::bench {
+namespace {
+
+nlohmann::json MachineJson(const MachineCeilings& m) {
+    nlohmann::json byPath = nlohmann::json::object();
+    for (const auto& [path, peak] : m.fmaFlopsPerSecond)
+        byPath[perf::VectorPathName(path)] = peak / 1e9;
+    return {
+        {"cpu", m.cpu},
+        {"isa", m.isa},
+        {"threads", m.threads},
+        {"read_gbs", m.readBytesPerSecond / 1e9},
+        {"copy_gbs", m.copyBytesPerSecond / 1e9},
+        {"fma_gflops", m.WidestFmaPeak() / 1e9},
+        {"fma_gflops_by_path", byPath},
+        {"amx_gflops", m.amxBf16FlopsPerSecond ? nlohmann::json(*m.amxBf16FlopsPerSecond / 1e9) : nullptr},
+        {"llc_bytes", m.lastLevelCacheBytes},
+        {"buffer_bytes", m.bufferBytes}};
+}
+
+nlohmann::json RowJson(const RowResult& r) {
+    const RowSpec& s = *r.spec;
+    return {{"op", s.op},
+            {"shape", s.shape},
+            {"dtype", s.dtype},
+            {"kernel", r.timing.kernel},
+            {"threads", r.threads},
+            {"cold", s.cold},
+            {"layers", r.timing.layers},
+            {"runs", r.timing.runs},
+            {"ms", r.timing.seconds * 1e3},
+            {"kv_bytes", s.kvBytes},
+            {"bytes", s.bytes},
+            {"flops", s.flops},
+            {"kv_gbs", r.kvGbs},
+            {"gflops", r.gflops},
+            {"roofline_pct", r.rooflinePct},
+            {"limit", r.limit},
+            {"ceiling_gbs", r.ceilingGbs},
+            {"peak_gflops", r.peakGflops},
+            {"peer", r.peer}};
+}
+
+}  // namespace
+
+nlohmann::json BenchJson(const MachineCeilings& machine, const std::vector<RowResult>& rows,
+                         const std::vector<SkippedRow>& skipped) {
+    nlohmann::json doc = {{"machine", MachineJson(machine)},
+                          {"rows", nlohmann::json::array()},
+                          {"skipped", nlohmann::json::array()}};
+    for (const RowResult& r : rows)
+        doc["rows"].push_back(RowJson(r));
+    for (const SkippedRow& s : skipped) {
+        doc["skipped"].push_back({{"op", s.spec->op},
+                                  {"shape", s.spec->shape},
+                                  {"dtype", s.spec->dtype},
+                                  {"cold", s.spec->cold},
+                                  {"reason", s.reason}});
+    }
+    return doc;
+}
+
+}  // namespace atbx::cli::bench

@@ -1,0 +1,31 @@
+// The JSON document of `atbx bench --json FILE`:
+// {"machine": {"cpu", "isa", "threads", "read_gbs", "copy_gbs", "fma_gflops", "fma_gflops_by_path",
+//              "amx_gflops"|null, "llc_bytes", "buffer_bytes"},
+//  "rows": [{"op", "shape", "dtype", "kernel", "threads", "cold", "layers", "ms", "kv_bytes", "bytes",
+//  "flops",
+//            "kv_gbs", "gflops", "roofline_pct", "limit", "ceiling_gbs", "peak_gflops",
+//            "peer": null|{"name", "ms", "kv_gbs", ...}}],
+//  "skipped": [{"op", "shape", "dtype", "cold", "reason"}]}
+#ifndef ATBX_TOOLS_ATBX_BENCH_BENCH_JSON_H
+#define ATBX_TOOLS_ATBX_BENCH_BENCH_JSON_H
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench/machine_ceilings.h"
+#include "bench/row_result.h"
+
+namespace atbx::cli::bench {
+
+struct SkippedRow {
+    const RowSpec* spec = nullptr;
+    std::string reason;
+};
+
+nlohmann::json BenchJson(const MachineCeilings& machine, const std::vector<RowResult>& rows,
+                         const std::vector<SkippedRow>& skipped);
+
+}  // namespace atbx::cli::bench
+
+#endif  // ATBX_TOOLS_ATBX_BENCH_BENCH_JSON_H

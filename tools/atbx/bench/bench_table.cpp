@@ -1,0 +1,69 @@
+#include "bench/bench_table.h"
+
+#include <iomanip>
+#include <sstream>
+
+namespace atbx::cli::bench {
+namespace {
+
+std::string PeerCell(const nlohmann::json& peer) {
+    if (!peer.is_object()) return "—";
+    std::ostringstream cell;
+    cell << std::fixed << std::setprecision(2) << peer["ms"].get<double>() << " ms ("
+         << peer.value("name", std::string("peer")) << ")";
+    return cell.str();
+}
+
+std::string Ratio(const RowResult& r) {
+    if (!r.peer.is_object()) return "—";
+    std::ostringstream cell;
+    cell << std::fixed << std::setprecision(2) << r.peer["ms"].get<double>() / (r.timing.seconds * 1e3)
+         << "x";
+    return cell.str();
+}
+
+}  // namespace
+
+void PrintCeilings(std::ostream& out, const MachineCeilings& m) {
+    out << std::fixed << std::setprecision(1) << "machine: " << m.cpu << " (" << m.isa << "), " << m.threads
+        << " threads, last-level cache " << (m.lastLevelCacheBytes >> 20) << " MiB\n"
+        << "ceilings measured now (" << (m.bufferBytes >> 20) << " MiB buffers): read "
+        << m.readBytesPerSecond / 1e9 << " GB/s, copy " << m.copyBytesPerSecond / 1e9
+        << " GB/s (read + write)";
+    for (const auto& [path, peak] : m.fmaFlopsPerSecond)
+        out << ", fp32 FMA " << perf::VectorPathName(path) << ' ' << peak / 1e9 << " GFLOP/s";
+    out << ", AMX bf16 ";
+    if (m.amxBf16FlopsPerSecond) {
+        out << *m.amxBf16FlopsPerSecond / 1e9 << " GFLOP/s\n";
+    } else {
+        out << "none\n";
+    }
+}
+
+void PrintTable(std::ostream& out, const std::vector<RowResult>& rows,
+                const std::vector<SkippedRow>& skipped) {
+    out << "\n| op | shape | dtype | cache | kernel | ms | KV GB/s | GFLOP/s | % roofline | limit | peer | "
+           "peer / atbx "
+           "time |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const RowResult& r : rows) {
+        const RowSpec& s = *r.spec;
+        out << std::fixed << std::setprecision(2) << "| " << s.op << " | " << s.shape << " | " << s.dtype
+            << " | " << (s.cold ? "cold" : "warm") << " | " << r.timing.kernel << " | "
+            << r.timing.seconds * 1e3 << " | " << r.kvGbs << " | " << r.gflops << " | "
+            << std::setprecision(1) << r.rooflinePct << " | " << r.limit << " | " << PeerCell(r.peer) << " | "
+            << Ratio(r) << " |\n";
+    }
+    for (const SkippedRow& s : skipped)
+        out << "skipped: " << s.spec->op << ' ' << s.spec->shape << ' ' << s.spec->dtype << ": " << s.reason
+            << '\n';
+}
+
+void PrintRowLine(std::ostream& out, const RowResult& r) {
+    out << std::fixed << std::setprecision(2) << r.timing.kernel << ' ' << r.timing.seconds * 1e3 << " ms, "
+        << r.kvGbs << " GB/s KV, " << r.gflops << " GFLOP/s, " << std::setprecision(1) << r.rooflinePct
+        << " % of roofline (" << r.limit << ")";
+    if (r.peer.is_object()) out << std::setprecision(2) << "; peer " << PeerCell(r.peer);
+    out << '\n';
+}
+
+}  // namespace atbx::cli::bench

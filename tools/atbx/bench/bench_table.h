@@ -1,0 +1,23 @@
+// The text `atbx bench` prints: the machine's ceilings, then one Markdown table row per benchmark row (so
+// that BENCHMARKS.md can quote it as printed), then the rows it skipped and why.
+#ifndef ATBX_TOOLS_ATBX_BENCH_BENCH_TABLE_H
+#define ATBX_TOOLS_ATBX_BENCH_BENCH_TABLE_H
+
+#include <ostream>
+#include <vector>
+
+#include "bench/bench_json.h"
+#include "bench/machine_ceilings.h"
+#include "bench/row_result.h"
+
+namespace atbx::cli::bench {
+
+void PrintCeilings(std::ostream& out, const MachineCeilings& machine);
+void PrintTable(std::ostream& out, const std::vector<RowResult>& rows,
+                const std::vector<SkippedRow>& skipped);
+// One line for the progress report (stderr).
+void PrintRowLine(std::ostream& out, const RowResult& row);
+
+}  // namespace atbx::cli::bench
+
+#endif  // ATBX_TOOLS_ATBX_BENCH_BENCH_TABLE_H

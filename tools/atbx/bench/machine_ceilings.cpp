@@ -1,0 +1,55 @@
+#include "bench/machine_ceilings.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "perf/amx_peak.h"
+#include "perf/bandwidth.h"
+#include "perf/copy_bandwidth.h"
+#include "perf/cpu_features.h"
+#include "perf/machine_info.h"
+
+namespace atbx::cli::bench {
+namespace {
+
+constexpr int kRepeats = 3;
+constexpr int64_t kMinBufferBytes = int64_t{1} << 30;
+
+int64_t DefaultBufferBytes(int64_t lastLevelCache) {
+    const int64_t wanted = std::max(4 * lastLevelCache, kMinBufferBytes);
+    return std::min(wanted, perf::PhysicalMemoryBytes() / 4);
+}
+
+}  // namespace
+
+double MachineCeilings::WidestFmaPeak() const {
+    const auto widest = fmaFlopsPerSecond.find(perf::WidestVectorPath());
+    return widest == fmaFlopsPerSecond.end() ? 0.0 : widest->second;
+}
+
+double MachineCeilings::PeakOfKernel(const std::string& kernelName) const {
+    if (kernelName.find("amx") != std::string::npos && amxBf16FlopsPerSecond) return *amxBf16FlopsPerSecond;
+    const auto path = fmaFlopsPerSecond.find(perf::VectorPathOfKernel(kernelName));
+    return path == fmaFlopsPerSecond.end() ? WidestFmaPeak() : path->second;
+}
+
+MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes) {
+    MachineCeilings c;
+    c.cpu = perf::CpuModelName();
+    c.isa = perf::DescribeCpuFeatures(perf::DetectCpuFeatures());
+    c.threads = threads > 0 ? threads : omp_get_max_threads();
+    c.lastLevelCacheBytes = perf::LastLevelCacheBytes();
+    c.bufferBytes = bufferBytes > 0 ? bufferBytes : DefaultBufferBytes(c.lastLevelCacheBytes);
+    c.readBytesPerSecond = perf::MeasureReadBandwidth(c.bufferBytes, c.threads, kRepeats);
+    c.copyBytesPerSecond = perf::MeasureCopyBandwidth(c.bufferBytes / 2, c.threads, kRepeats);
+    for (perf::VectorPath path :
+         {perf::VectorPath::kBaseline, perf::VectorPath::kAvx2, perf::VectorPath::kAvx512}) {
+        if (const std::optional<double> peak = perf::MeasureFmaPeak(path, c.threads, kRepeats))
+            c.fmaFlopsPerSecond[path] = *peak;
+    }
+    c.amxBf16FlopsPerSecond = perf::MeasureAmxBf16Peak(c.threads, kRepeats);
+    return c;
+}
+
+}  // namespace atbx::cli::bench

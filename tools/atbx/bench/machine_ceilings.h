@@ -1,0 +1,37 @@
+// The machine's ceilings, measured at the start of a benchmark run with the run's thread count: streaming
+// read and copy bandwidth over buffers several times the last-level cache, the fp32 FMA peak of every vector
+// path the CPU has, and the AMX bf16 peak where Linux grants the tile state.
+#ifndef ATBX_TOOLS_ATBX_BENCH_MACHINE_CEILINGS_H
+#define ATBX_TOOLS_ATBX_BENCH_MACHINE_CEILINGS_H
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "perf/fma_peak.h"
+
+namespace atbx::cli::bench {
+
+struct MachineCeilings {
+    std::string cpu;  // /proc/cpuinfo model name
+    std::string isa;  // instruction sets found ("avx512 avx512bf16 ... avx2")
+    int threads = 0;
+    int64_t lastLevelCacheBytes = 0;
+    int64_t bufferBytes = 0;  // size of the buffers the bandwidths were measured on
+    double readBytesPerSecond = 0.0;
+    double copyBytesPerSecond = 0.0;                       // bytes read plus bytes written
+    std::map<perf::VectorPath, double> fmaFlopsPerSecond;  // every path the CPU has
+    std::optional<double> amxBf16FlopsPerSecond;
+
+    double WidestFmaPeak() const;
+    // The compute ceiling of a kernel: its vector path's FMA peak, or the AMX peak for an AMX kernel.
+    double PeakOfKernel(const std::string& kernelName) const;
+};
+
+// `bufferBytes` 0: four times the last-level cache, at least 1 GiB, at most a quarter of the memory.
+MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes);
+
+}  // namespace atbx::cli::bench
+
+#endif  // ATBX_TOOLS_ATBX_BENCH_MACHINE_CEILINGS_H

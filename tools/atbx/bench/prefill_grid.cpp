@@ -1,0 +1,124 @@
+#include "bench/prefill_grid.h"
+
+#include "bench/prefill_row.h"
+#include "bench/rac_row.h"
+
+namespace atbx::cli::bench {
+namespace {
+
+// Llama-3 8B (32/8), Qwen2 7B (28/4), Llama-3.2 1B (head size 64), DeepSeek V3 prefill without absorption
+// (128 heads, K 192 = 128 + 64 rope channels, V 128) and with absorption (128 heads over one 576-channel
+// latent head, V its first 512 channels).
+PrefillShape Family(const char* name, int32_t heads, int32_t kvHeads, int32_t headSize, int32_t headSizeV,
+                    bool mla) {
+    PrefillShape s;
+    s.family = name;
+    s.heads = heads;
+    s.kvHeads = kvHeads;
+    s.headSize = headSize;
+    s.headSizeV = headSizeV;
+    s.mla = mla;
+    return s;
+}
+
+const PrefillShape kGqa32 = Family("gqa32/8-d128", 32, 8, 128, 128, false);
+const PrefillShape kGqa28 = Family("gqa28/4-d128", 28, 4, 128, 128, false);
+const PrefillShape kD64 = Family("gqa32/8-d64", 32, 8, 64, 64, false);
+const PrefillShape kMlaSplit = Family("mla128-d192/128", 128, 128, 192, 128, false);
+const PrefillShape kMlaLatent = Family("mla128-d576/512", 128, 1, 576, 512, true);
+
+PrefillShape Causal(PrefillShape s, std::vector<int32_t> lens, aclDataType dtype) {
+    s.seqLens = std::move(lens);
+    s.dtype = dtype;
+    return s;
+}
+
+PrefillShape Prefix(PrefillShape s, int32_t prefix, int32_t tokens, aclDataType dtype) {
+    s = Causal(s, {tokens}, dtype);
+    s.kind = PrefillKind::kPrefix;
+    s.prefix = prefix;
+    return s;
+}
+
+PrefillShape Window(PrefillShape s, int32_t window, int32_t tokens, aclDataType dtype) {
+    s = Causal(s, {tokens}, dtype);
+    s.kind = PrefillKind::kSlidingWindow;
+    s.window = window;
+    return s;
+}
+
+RacShape Rac(const char* family, int32_t tokens, aclDataType dtype) {
+    RacShape s;
+    s.family = family;
+    s.tokens = tokens;
+    s.dtype = dtype;
+    return s;
+}
+
+std::vector<RowSpec> FullRows() {
+    std::vector<RowSpec> rows;
+    for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        for (const PrefillShape& f : {kGqa32, kGqa28, kD64, kMlaSplit, kMlaLatent}) {
+            for (int32_t tokens : {512, 2048, 8192})
+                rows.push_back(PrefillRow(Causal(f, {tokens}, dtype)));
+        }
+        rows.push_back(PrefillRow(Causal(kGqa32, {2048, 1024, 512, 256, 100}, dtype)));
+        for (const PrefillShape& f : {kGqa32, kGqa28, kD64})
+            rows.push_back(PrefillRow(Prefix(f, 4096, 512, dtype)));
+        rows.push_back(PrefillRow(Window(kGqa32, 4096, 16384, dtype)));
+    }
+    for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_INT8}) {
+        for (int32_t tokens : {32, 512, 2048, 8192})
+            rows.push_back(RacRow(Rac("kv8-d128", tokens, dtype)));
+    }
+    return rows;
+}
+
+// Short versions of each kind, sized for the portable kernel: MLA at 256 (192/128) and 128 (576/512) tokens,
+// the prefix at 1k + 128, the window at 256 over 1k.
+std::vector<RowSpec> QuickRows() {
+    std::vector<RowSpec> rows;
+    for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        for (const PrefillShape& f : {kGqa32, kGqa28, kD64})
+            rows.push_back(PrefillRow(Causal(f, {512}, dtype)));
+        rows.push_back(PrefillRow(Causal(kMlaSplit, {256}, dtype)));
+        rows.push_back(PrefillRow(Causal(kMlaLatent, {128}, dtype)));
+    }
+    rows.push_back(PrefillRow(Causal(kGqa32, {300, 150, 62}, ACL_FLOAT16)));
+    rows.push_back(PrefillRow(Prefix(kGqa32, 1024, 128, ACL_FLOAT16)));
+    rows.push_back(PrefillRow(Window(kGqa32, 256, 1024, ACL_BF16)));
+    for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_INT8})
+        rows.push_back(RacRow(Rac("kv8-d128", 2048, dtype)));
+    return rows;
+}
+
+// Tiny shapes of every kind, for tests.
+std::vector<RowSpec> SmokeRows() {
+    const PrefillShape gqa = Family("smoke-gqa4/2-d64", 4, 2, 64, 64, false);
+    RacShape rac = Rac("smoke-kv2-d64", 37, ACL_FLOAT16);
+    rac.kvHeads = 2;
+    rac.headSize = 64;
+    rac.blockSize = 16;
+    return {PrefillRow(Causal(gqa, {40, 17}, ACL_FLOAT16)),
+            PrefillRow(Prefix(gqa, 128, 20, ACL_BF16)),
+            PrefillRow(Window(gqa, 16, 100, ACL_FLOAT16)),
+            PrefillRow(Causal(Family("smoke-mla8-d192/128", 8, 8, 192, 128, false), {30}, ACL_BF16)),
+            PrefillRow(Causal(Family("smoke-mla8-d576/512", 8, 1, 576, 512, true), {30}, ACL_FLOAT16)),
+            RacRow(rac)};
+}
+
+}  // namespace
+
+std::vector<RowSpec> PrefillRows(GridSize size) {
+    switch (size) {
+        case GridSize::kQuick:
+            return QuickRows();
+        case GridSize::kSmoke:
+            return SmokeRows();
+        case GridSize::kFull:
+            break;
+    }
+    return FullRows();
+}
+
+}  // namespace atbx::cli::bench

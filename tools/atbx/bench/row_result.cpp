@@ -1,0 +1,34 @@
+#include "bench/row_result.h"
+
+#include <algorithm>
+
+namespace atbx::cli::bench {
+
+RowResult Summarize(const RowSpec& spec, const RowTiming& timing, const MachineCeilings& ceilings) {
+    RowResult r;
+    r.spec = &spec;
+    r.timing = timing;
+    r.threads = ceilings.threads;
+    const double bandwidth = spec.copyBound ? ceilings.copyBytesPerSecond : ceilings.readBytesPerSecond;
+    const double peak = ceilings.PeakOfKernel(timing.kernel);
+    r.kvGbs = static_cast<double>(spec.kvBytes) / timing.seconds / 1e9;
+    r.gflops = spec.flops / timing.seconds / 1e9;
+    r.ceilingGbs = bandwidth / 1e9;
+    r.peakGflops = peak / 1e9;
+    const double memorySeconds = static_cast<double>(spec.bytes) / bandwidth;
+    const double computeSeconds = spec.flops / peak;
+    r.rooflinePct = 100.0 * std::max(memorySeconds, computeSeconds) / timing.seconds;
+    r.limit = memorySeconds >= computeSeconds ? "memory" : "compute";
+    return r;
+}
+
+nlohmann::json PeerFigures(const RowSpec& spec, const nlohmann::json& answer) {
+    if (!answer.is_object() || !answer.contains("ms")) return nullptr;
+    nlohmann::json peer = answer;
+    const double seconds = answer["ms"].get<double>() / 1e3;
+    peer["kv_gbs"] = static_cast<double>(spec.kvBytes) / seconds / 1e9;
+    peer["gflops"] = spec.flops / seconds / 1e9;
+    return peer;
+}
+
+}  // namespace atbx::cli::bench

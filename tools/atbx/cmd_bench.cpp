@@ -1,0 +1,162 @@
+// atbx bench decode|prefill: atbx's PagedAttention decode or SelfAttention prefill (and ReshapeAndCache) on
+// real model shapes, each row beside the machine's ceilings measured in the same run and, with --peer torch,
+// beside PyTorch running the same shape right after it.
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <regex>
+
+#include "bench/bench_json.h"
+#include "bench/bench_table.h"
+#include "bench/decode_grid.h"
+#include "bench/machine_ceilings.h"
+#include "bench/peer_process.h"
+#include "bench/prefill_grid.h"
+#include "bench/row_result.h"
+#include "bench/row_runner.h"
+#include "commands.h"
+#include "core/str_cat.h"
+#include "perf/machine_info.h"
+
+namespace atbx::cli {
+namespace {
+
+using bench::RowSpec;
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+constexpr int64_t kDefaultMemoryCap = int64_t{8} << 30;
+constexpr int kMinRuns = 5;
+constexpr double kShortRowSeconds = 0.3;
+
+std::vector<RowSpec> Rows(const BenchOptions& o) {
+    const bench::GridSize size =
+        o.smoke ? bench::GridSize::kSmoke : (o.quick ? bench::GridSize::kQuick : bench::GridSize::kFull);
+    if (o.workload == "prefill") return bench::PrefillRows(size);
+    std::vector<RowSpec> rows;
+    for (const bench::DecodeShape& shape : bench::DecodeGrid(size))
+        rows.push_back(bench::DecodeRow(shape));
+    return rows;
+}
+
+std::string RowName(const RowSpec& row) {
+    return core::StrCat(row.op, ' ', row.shape, ' ', row.dtype, ' ', row.cold ? "cold" : "warm");
+}
+
+bench::RunLimits Limits(const BenchOptions& o, const bench::MachineCeilings& machine) {
+    bench::RunLimits limits;
+    limits.threads = o.threads;
+    limits.backend = o.backend;
+    limits.memoryBytes = o.memoryGib > 0 ? static_cast<int64_t>(o.memoryGib * 1024 * kMiB)
+                                         : std::min(kDefaultMemoryCap, perf::PhysicalMemoryBytes() / 3);
+    limits.coldBytes =
+        o.coldMib > 0 ? static_cast<int64_t>(o.coldMib * kMiB) : 4 * machine.lastLevelCacheBytes;
+    limits.timedSeconds = o.rowSeconds > 0 ? o.rowSeconds : (o.quick || o.smoke ? kShortRowSeconds : 1.0);
+    limits.minRuns = kMinRuns;
+    return limits;
+}
+
+// The time of the last row of the same op and dtype, scaled by the work: a guess good enough to skip rows
+// that would take minutes on a slow kernel.
+class TimeEstimator {
+  public:
+    std::optional<double> Estimate(const RowSpec& row) const {
+        const auto last = last_.find(Key(row));
+        if (last == last_.end()) return std::nullopt;
+        const auto& [spec, seconds] = last->second;
+        const double byBytes = static_cast<double>(row.bytes) / static_cast<double>(spec->bytes);
+        const double byFlops = spec->flops > 0 ? row.flops / spec->flops : 0.0;
+        return seconds * std::max(byBytes, byFlops);
+    }
+    void Record(const RowSpec& row, double seconds) { last_[Key(row)] = {&row, seconds}; }
+
+  private:
+    static std::string Key(const RowSpec& row) { return row.op + ' ' + row.dtype; }
+    std::map<std::string, std::pair<const RowSpec*, double>> last_;
+};
+
+std::unique_ptr<bench::PeerProcess> StartPeer(const BenchOptions& o) {
+    std::string error;
+    auto peer = bench::PeerProcess::Start({o.peerPython, o.peerScript}, &error);
+    if (!peer) {
+        std::cerr << "error: the torch peer (" << o.peerScript << ") did not start: " << error
+                  << "\n(scripts/bench_setup.sh installs PyTorch with OpenBLAS)\n";
+    }
+    return peer;
+}
+
+nlohmann::json PeerRequest(const RowSpec& row, const bench::RunLimits& limits, int threads) {
+    nlohmann::json request = row.peer;
+    request["cold"] = row.cold;
+    request["threads"] = threads;
+    request["memory_bytes"] = limits.memoryBytes;
+    request["cold_bytes"] = limits.coldBytes;
+    request["seconds"] = limits.timedSeconds;
+    request["min_runs"] = limits.minRuns;
+    return request;
+}
+
+}  // namespace
+
+int BenchCommand(const BenchOptions& o) {
+    std::vector<RowSpec> rows = Rows(o);
+    if (!o.filter.empty()) {
+        const std::regex pattern(o.filter);
+        std::erase_if(rows, [&](const RowSpec& row) { return !std::regex_search(RowName(row), pattern); });
+    }
+    std::unique_ptr<bench::PeerProcess> peer;
+    if (o.peer == "torch") {
+        peer = StartPeer(o);
+        if (!peer) return kExitUsage;
+        std::cerr << "peer: " << peer->hello().dump() << '\n';
+    }
+    std::cerr << "measuring the machine's ceilings...\n";
+    const int64_t ceilingBytes = static_cast<int64_t>(o.ceilingMib * kMiB);
+    const bench::MachineCeilings machine = bench::MeasureMachineCeilings(o.threads, ceilingBytes);
+    PrintCeilings(std::cout, machine);
+    const bench::RunLimits limits = Limits(o, machine);
+
+    std::vector<bench::RowResult> results;
+    std::vector<bench::SkippedRow> skipped;
+    TimeEstimator estimator;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const RowSpec& row = rows[i];
+        std::cerr << '[' << i + 1 << '/' << rows.size() << "] " << RowName(row) << ": " << std::flush;
+        const std::optional<double> estimate = estimator.Estimate(row);
+        if (estimate && *estimate > o.maxCallSeconds) {
+            skipped.push_back(
+                {&row, core::StrCat("estimated ", static_cast<int>(*estimate), " s per call, above the ",
+                                    o.maxCallSeconds, " s bound (--max-call-seconds)")});
+            std::cerr << "skipped: " << skipped.back().reason << '\n';
+            continue;
+        }
+        const bench::RowOutcome outcome = bench::RunRow(row, limits);
+        if (!outcome.timing) {
+            skipped.push_back({&row, outcome.skipped});
+            std::cerr << "skipped: " << outcome.skipped << '\n';
+            continue;
+        }
+        estimator.Record(row, outcome.timing->seconds);
+        bench::RowResult result = bench::Summarize(row, *outcome.timing, machine);
+        if (peer) {
+            const nlohmann::json answer = peer->Ask(PeerRequest(row, limits, machine.threads));
+            if (answer.contains("error")) std::cerr << "peer: " << answer["error"].get<std::string>() << "; ";
+            result.peer = bench::PeerFigures(row, answer);
+        }
+        PrintRowLine(std::cerr, result);
+        results.push_back(std::move(result));
+    }
+    PrintTable(std::cout, results, skipped);
+    if (!o.jsonPath.empty()) {
+        std::ofstream file(o.jsonPath);
+        file << bench::BenchJson(machine, results, skipped).dump(2) << '\n';
+        if (!file) {
+            std::cerr << "error: cannot write " << o.jsonPath << '\n';
+            return kExitUsage;
+        }
+    }
+    return kExitOk;
+}
+
+}  // namespace atbx::cli

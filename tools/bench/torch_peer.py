@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""PyTorch peer of `atbx bench --peer torch`: times the attention a PyTorch user writes for the same shapes.
+
+atbx starts this script once per run and keeps it beside itself: it sends one row per line (a JSON object
+describing the shape, see tools/atbx/bench/*_row.cpp) on stdin right after timing atbx on that row, and reads one
+JSON line back: {"name", "ms", "dtype", "ms_by_dtype"} or {"error"}. One process for the whole run means PyTorch
+is imported once, and each peer timing follows atbx's within seconds, under the same load.
+
+What is timed is what a user writes with PyTorch's own operators: scores = q @ k^T * scale (query heads grouped
+by the kv head they share), + mask, softmax, @ v. KV is held contiguous in the compute dtype (bf16 or fp32,
+converted once, untimed, as a user would keep their cache); int8 caches are dequantised inside the timed step
+(k.to(dtype) * scale). Attention rows are timed in bf16 and fp32 and the faster is reported. Cold rows rotate
+over as many layers as atbx's rows do (enough KV to exceed the last-level cache, within the memory bound).
+"""
+import json
+import math
+import statistics
+import sys
+import time
+
+import torch
+
+DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32, "fp16": torch.float16, "int8": torch.int8}
+SCORE_CHUNK_BYTES = 1 << 30  # prefill: query heads per score matrix chunk keep it under 1 GiB
+
+
+def element_size(dtype):
+    return torch.tensor([], dtype=dtype).element_size()
+
+
+def layer_count(request, layer_bytes):
+    fit = max(request["memory_bytes"] // max(layer_bytes, 1), 0)
+    if fit < 1:
+        return 0
+    if not request["cold"]:
+        return 1
+    return int(min(max(math.ceil(request["cold_bytes"] / layer_bytes), 1), fit))
+
+
+def time_calls(step, layers, request):
+    """Median seconds of step(layer) over rotating layers, after one untimed call (as atbx times its rows)."""
+    step(layers[0])
+    times = []
+    start = time.perf_counter()
+    i = 1
+    while True:
+        elapsed = time.perf_counter() - start
+        runs = len(times)
+        if runs > 0 and elapsed >= request["seconds"] and (
+                runs >= request["min_runs"] or elapsed >= 4 * request["seconds"]):
+            break
+        layer = layers[i % len(layers)]
+        t0 = time.perf_counter()
+        step(layer)
+        times.append(time.perf_counter() - t0)
+        i += 1
+    return statistics.median(times)
+
+
+def attention(q, k, v, scale, mask):
+    scores = torch.matmul(q, k.transpose(-1, -2)) * scale
+    if mask is not None:
+        scores = scores + mask
+    return torch.matmul(torch.softmax(scores, dim=-1), v)
+
+
+def kv_store(request, compute):
+    """The dtype the cache is kept in and the dequantisation the timed step does (int8 caches only)."""
+    return (torch.int8, True) if request["dtype"] == "int8" else (compute, False)
+
+
+def decode_seconds(request, compute):
+    b, ctx, qt = request["batch"], request["context"], request["query_tokens"]
+    h, hk, d, dv = request["heads"], request["kv_heads"], request["head_size"], request["head_size_v"]
+    mla = request["mla"]
+    group = h // hk
+    store, dequant = kv_store(request, compute)
+    channels = d if mla else d + dv
+    layer_bytes = b * hk * ctx * channels * element_size(store)
+    count = layer_count(request, layer_bytes)
+    if count == 0:
+        raise MemoryError("one layer does not fit in the memory bound")
+    layers = []
+    for _ in range(count):
+        if dequant:
+            kv = torch.randint(-100, 100, (b, hk, ctx, channels), dtype=torch.int8)
+        else:
+            kv = (torch.rand(b, hk, ctx, channels) * 2 - 1).to(compute)
+        layers.append(kv)
+    # Query rows of one kv head: its group of query heads, each with its query tokens: [B, Hk, G * qt, D].
+    q = (torch.rand(b, hk, group * qt, d) * 2 - 1).to(compute)
+    mask = None
+    if qt > 1:
+        visible = torch.arange(ctx)[None, :] <= (ctx - qt + torch.arange(qt))[:, None]
+        mask = torch.zeros(qt, ctx).masked_fill(~visible, float("-inf")).repeat(group, 1).to(compute)
+    scale = 1.0 / math.sqrt(d)
+    descale = torch.full((channels,), 0.01, dtype=compute)
+
+    def step(kv):
+        if dequant:
+            kv = kv.to(compute) * descale
+        k = kv[..., :d]
+        v = kv[..., :dv] if mla else kv[..., d:]
+        return attention(q, k, v, scale, mask)
+
+    return time_calls(step, layers, request)
+
+
+def visible_mask(rows, keys, prefix, window, dtype):
+    """Additive mask [rows, keys]: query i (at position prefix + i) sees keys j <= prefix + i, within window."""
+    position = prefix + torch.arange(rows)[:, None]
+    j = torch.arange(keys)[None, :]
+    visible = j <= position
+    if window > 0:
+        visible &= j > position - window
+    return torch.zeros(rows, keys).masked_fill(~visible, float("-inf")).to(dtype)
+
+
+def prefill_seconds(request, compute):
+    h, hk, d, dv = request["heads"], request["kv_heads"], request["head_size"], request["head_size_v"]
+    prefix, window, mla = request["prefix"], request["window"], request["mla"]
+    group = h // hk
+    scale = 1.0 / math.sqrt(d)
+    sequences = []
+    for s in request["seq_lens"]:
+        keys = prefix + s
+        q = (torch.rand(hk, group, s, d) * 2 - 1).to(compute)
+        kv = (torch.rand(hk, keys, d if mla else d + dv) * 2 - 1).to(compute)
+        chunk = max(1, min(group, SCORE_CHUNK_BYTES // max(s * keys * 4, 1)))
+        sequences.append((q, kv, visible_mask(s, keys, prefix, window, compute), chunk))
+
+    def step(_):
+        for q, kv, mask, chunk in sequences:
+            for head in range(hk):
+                k = kv[head, :, :d]
+                v = kv[head, :, :dv] if mla else kv[head, :, d:]
+                for g in range(0, group, chunk):
+                    attention(q[head, g:g + chunk], k, v, scale, mask)
+
+    return time_calls(step, [None], request)
+
+
+def cache_write_seconds(request):
+    t, hk, d, bs = request["tokens"], request["kv_heads"], request["head_size"], request["block_size"]
+    dtype = DTYPES[request["dtype"]]
+    blocks = (t + bs - 1) // bs
+    order = torch.randperm(blocks)
+    slots = (order[torch.arange(t) // bs] * bs + torch.arange(t) % bs).long()
+    layer_bytes = 2 * (t + blocks * bs) * hk * d * element_size(dtype)
+    count = layer_count(request, layer_bytes)
+    if count == 0:
+        raise MemoryError("one layer does not fit in the memory bound")
+
+    def tensor(rows):
+        if dtype == torch.int8:
+            return torch.randint(-100, 100, (rows, hk, d), dtype=torch.int8)
+        return (torch.rand(rows, hk, d) * 2 - 1).to(dtype)
+
+    layers = [(tensor(t), tensor(t), tensor(blocks * bs), tensor(blocks * bs)) for _ in range(count)]
+
+    def step(layer):
+        key, value, key_cache, value_cache = layer
+        key_cache[slots] = key
+        value_cache[slots] = value
+
+    return time_calls(step, layers, request)
+
+
+def answer(request):
+    torch.set_num_threads(request["threads"])
+    name = "torch " + torch.__version__
+    if request["op"] == "cache_write":
+        seconds = cache_write_seconds(request)
+        return {"name": name, "ms": seconds * 1e3, "dtype": request["dtype"]}
+    timed = prefill_seconds if request["op"] == "prefill" else decode_seconds
+    by_dtype = {}
+    with torch.no_grad():
+        for label in ("bf16", "fp32"):
+            by_dtype[label] = timed(request, DTYPES[label]) * 1e3
+    best = min(by_dtype, key=by_dtype.get)
+    return {"name": f"{name} {best}", "ms": by_dtype[best], "dtype": best, "ms_by_dtype": by_dtype}
+
+
+def main():
+    print(json.dumps({"name": "torch " + torch.__version__, "mkldnn": torch.backends.mkldnn.is_available()}),
+          flush=True)
+    for line in sys.stdin:
+        try:
+            reply = answer(json.loads(line))
+        except Exception as error:  # report any failure of one row and keep serving the next
+            reply = {"error": f"{type(error).__name__}: {error}"}
+        print(json.dumps(reply), flush=True)
+
+
+if __name__ == "__main__":
+    main()
