@@ -31,7 +31,7 @@ class Operation:
         platform: the profile whose rules apply: "atlas-a2" (default), "atlas-inference", "atlas-training",
             "atlas-350".
         backend: "auto" (the fastest kernel that supports the call), "cpu" or "ref" (float64 reference).
-        threads: threads for execution; None uses every hardware thread.
+        threads: threads for execution; None or 0 uses every hardware thread.
 
     Raises:
         ParamError: an unknown op or field, or a value of the wrong JSON type.
@@ -45,8 +45,8 @@ class Operation:
                  backend: str = "auto", threads: int | None = None) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r} ({', '.join(BACKENDS)})")
-        if threads is not None and (not isinstance(threads, int) or threads < 1):
-            raise ValueError(f"threads must be a positive int or None, got {threads!r}")
+        if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 0):
+            raise ValueError(f"threads must be an int >= 0 (0: every hardware thread) or None, got {threads!r}")
         self._handle = _atbx.Operation(op, json.dumps(dict(param or {}), default=_json_value), platform)
         self.backend = backend
         self.threads = threads

@@ -60,3 +60,14 @@ def test_the_package_ships_type_stubs():
     package = os.path.dirname(atbx.__file__)
     assert os.path.exists(os.path.join(package, "py.typed"))
     assert os.path.exists(os.path.join(package, "_atbx.pyi"))
+
+
+def test_the_readme_example_runs(capsys):
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    example = re.search(r"From Python.*?```python\n(.*?)```", readme, re.S).group(1)
+    _, inputs = pa_call(seed=62, heads=32, kv_heads=8, head_dim=128, lens=(9, 130))
+    names = dict(zip(["query", "key_cache", "value_cache", "block_tables", "context_lens"], inputs))
+    exec(compile(example, "README.md", "exec"), names)
+    assert names["out"].shape == (2, 32, 128)
+    assert capsys.readouterr().out.strip() == "call.count.inputs ERROR_INVALID_IN_TENSOR_NUM"

@@ -7,7 +7,7 @@ import pytest
 
 import atbx
 import pa_cases
-from atbx_case import assert_precision
+from atbx_case import Tensor, assert_precision
 from python_package_cases import api_array, cli_run, pa_call, rac_call, raw_bits, sa_pa_encoder_call
 
 PA_CALLS = {
@@ -93,3 +93,24 @@ def test_bfloat16_round_trip():
     np.testing.assert_array_equal(values.astype(ml_dtypes.bfloat16).view(np.uint16), out.view(np.uint16))
     assert_precision(values.astype(np.float64), call.golden(), "bfloat16", call.head_dim_v,
                               call.max_context)
+
+
+def test_fractal_nz_caches_match_cli_bit_for_bit(atbx_cli, tmp_path):
+    """formats= marks FRACTAL_NZ inputs: ReshapeAndCache on atlas-inference, whose caches are NZ."""
+    rng = np.random.default_rng(70)
+    tokens, heads, head_size, block_size, num_blocks = 41, 3, 48, 32, 3
+    nz_shape = (num_blocks, heads * head_size // 16, block_size, 16)
+    tensors = [Tensor(rng.uniform(-100, 100, (tokens, heads, head_size)), "float16"),
+               Tensor(rng.uniform(-100, 100, (tokens, heads, head_size)), "float16"),
+               Tensor(rng.uniform(-100, 100, nz_shape), "float16", "FRACTAL_NZ"),
+               Tensor(rng.uniform(-100, 100, nz_shape), "float16", "FRACTAL_NZ"),
+               Tensor((rng.permutation(2 * num_blocks * block_size)[:tokens] - num_blocks * block_size), "int32")]
+    expected = cli_run(atbx_cli, tmp_path, "ReshapeAndCache", {}, tensors, ["k.npy", "v.npy"],
+                       platform="atlas-inference")
+    inputs = [t.array.copy() for t in tensors]
+    op = atbx.Operation("ReshapeAndCache", {}, platform="atlas-inference")
+    with pytest.raises(atbx.ConstraintError):
+        op(inputs)  # ND caches: atlas-inference takes NZ only
+    op(inputs, formats=["ND", "ND", "FRACTAL_NZ", "FRACTAL_NZ", "ND"])
+    np.testing.assert_array_equal(raw_bits(inputs[2]), raw_bits(expected[0]))
+    np.testing.assert_array_equal(raw_bits(inputs[3]), raw_bits(expected[1]))
