@@ -10,7 +10,7 @@ from .engine import Engine
 from .model import TinyTransformer
 from .scheduler import Scheduler
 from .shapes import SHAPES
-from .summary import summarize
+from .summary import plural, summarize
 from .workload import make_requests
 
 
@@ -73,7 +73,7 @@ def run_demo(config):
                              config.fork_fraction, config.vocab, config.arrival_interval, config.seed)
     engine = Engine(model, ops, scheduler, NGramDrafter(), config.spec_k, config.dtype)
 
-    print(f"atbx serving demo: {shape.describe()}; {config.dtype}, {config.layers} layers, platform "
+    print(f"atbx serving demo: {shape.describe()}; {config.dtype}, {plural(config.layers, 'layer')}, platform "
           f"{config.platform}, backend {config.backend}, {config.threads} threads")
     progress, on_step = progress_bar(len(requests), not config.no_progress)
     with progress:

@@ -1,6 +1,10 @@
 """The summary a run prints: throughput, where the time went, KV bandwidth against the read ceiling, blocks."""
 
 
+def plural(count, noun, nouns=None):
+    return f"{count} {noun}" if count == 1 else f"{count} {nouns or noun + 's'}"
+
+
 def percent(part, whole):
     return 100.0 * part / whole if whole else 0.0
 
@@ -28,14 +32,14 @@ def summarize(config, requests, finished, metrics, stats, ceiling, cache_bytes):
         f"measured now ({ceiling / 1e9:.2f} GB/s, NumPy streaming read, {config.threads} threads)",
         f"blocks: {config.num_blocks} of 128 tokens per layer ({cache_bytes / 2**20:.0f} MiB of KV cache in all), "
         f"peak {stats.peak_in_use} in use; {stats.allocations} allocations, {stats.reused} of them reusing a "
-        f"block a finished sequence freed; {stats.copies_on_write} copies on write",
+        f"block a finished sequence freed; {plural(stats.copies_on_write, 'copy', 'copies')} on write",
     ]
     if config.no_prefix_cache or config.shape == "mla":
         reason = "--no-prefix-cache" if config.no_prefix_cache else "PREFIX_ENCODER has no MLA form"
         lines.append(f"prefix cache: off ({reason})")
     else:
         lines.append(f"prefix cache: {stats.prefix_hit_requests} of {len(requests)} requests hit "
-                     f"({with_prefix} start with a system prompt), {stats.prefix_hits} blocks "
+                     f"({with_prefix} start with a system prompt), {plural(stats.prefix_hits, 'block')} "
                      f"({stats.prefix_hits * 128} tokens) not recomputed")
     if config.spec_k:
         lines.append(f"speculative decoding: {metrics.spec_calls} of {metrics.decode_calls} decode steps verified "
