@@ -76,7 +76,7 @@ def serve(shape, dtype, seed=0, spec_k=3):
     # A 130-token system prompt: one shared full block; prompts ending mid-block fork into a shared partial one.
     requests = make_requests(6, (3, 60), (4, 12), shared_prefix=130, fork_fraction=0.5, vocab=64,
                              arrival_interval=1.0, seed=seed)
-    engine = Engine(model, ops, scheduler, NGramDrafter(), spec_k, dtype)
+    engine = Engine(model, ops, scheduler, NGramDrafter(), spec_k)
     return model, engine.run(requests), engine
 
 

@@ -14,7 +14,7 @@ docs/spec/paged_attention.md 2.1); params are the case-file JSON `param` (docs/c
 """
 import numpy as np
 
-from .dtypes import to_op
+from .dtypes import NUMPY_DTYPES, to_op
 
 # Mask values (docs/spec/DECISIONS.md 8 and 12): fp16 masks are added to the scores (-10000 hides a key); bf16
 # masks of PA_ENCODER and of MLA SPEC decoding are 0/1 flags (1 hides a key); other PagedAttention masks are additive.
@@ -38,7 +38,7 @@ class AttentionOps:
     def __init__(self, make_op, shape, dtype, layers, num_blocks, block_size, max_context, qk_scale):
         self.shape, self.dtype, self.block_size = shape, dtype, block_size
         self.max_context = max_context
-        element = np.float16 if dtype == "fp16" else np.uint16
+        element = NUMPY_DTYPES[dtype]
         key_shape = (num_blocks, block_size, shape.kv_heads, shape.head_dim)
         value_shape = (num_blocks, block_size, shape.kv_heads, shape.value_dim)
         self.key_cache = [np.zeros(key_shape, element) for _ in range(layers)]

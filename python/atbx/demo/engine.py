@@ -16,9 +16,9 @@ from .metrics import Metrics
 
 
 class Engine:
-    def __init__(self, model, ops, scheduler, drafter, spec_k, dtype):
+    def __init__(self, model, ops, scheduler, drafter, spec_k):
         self.model, self.ops, self.scheduler = model, ops, scheduler
-        self.drafter, self.spec_k, self.dtype = drafter, spec_k, dtype
+        self.drafter, self.spec_k = drafter, spec_k
         self.metrics = Metrics()
 
     def run(self, requests, on_step=None):
@@ -76,7 +76,7 @@ class Engine:
                     parts.append(self.ops.prefill_after_prefix(
                         layer, q[split:], [s.prompt_len - s.cached_prefix for s in after_prefix],
                         [s.prompt_len for s in after_prefix], [s.table for s in after_prefix]))
-                attention = from_op(np.concatenate(parts), self.dtype)
+                attention = from_op(np.concatenate(parts))
             with self.metrics.timing("model"):
                 x = self.model.finish_layer(layer, x, attention)
         with self.metrics.timing("model"):
@@ -131,7 +131,7 @@ class Engine:
                     out = self.ops.verify(layer, q, tables, context_lengths, query_lengths)
                 else:
                     out = self.ops.decode(layer, q, tables, context_lengths)
-                attention = from_op(out, self.dtype)
+                attention = from_op(out)
             with self.metrics.timing("model"):
                 x = self.model.finish_layer(layer, x, attention)
         with self.metrics.timing("model"):

@@ -31,13 +31,13 @@ def operation_factory(config):
         try:
             op = atbx.Operation(name, param, platform=config.platform, backend=config.backend,
                                 threads=config.threads)
-        except (RuntimeError, ValueError) as error:
+        except (atbx.ConstraintError, atbx.ParamError) as error:
             raise DemoFailure(f"{name} {param} on {config.platform}: {error}") from None
 
         def call(inputs):
             try:
                 return op(inputs)
-            except (RuntimeError, ValueError) as error:
+            except atbx.ConstraintError as error:
                 raise DemoFailure(f"{name} on {config.platform} (backend {config.backend}): {error}") from None
         return call
     return make
@@ -80,7 +80,7 @@ def serve(config):
                           use_prefix_cache=ops.supports_prefix and not config.no_prefix_cache)
     requests = make_requests(config.requests, config.prompt_len, config.output_len, config.shared_prefix,
                              config.fork_fraction, config.vocab, config.arrival_interval, config.seed)
-    engine = Engine(model, ops, scheduler, NGramDrafter(), config.spec_k, config.dtype)
+    engine = Engine(model, ops, scheduler, NGramDrafter(), config.spec_k)
 
     print(f"atbx serving demo: {shape.describe()}; {config.dtype}, {plural(config.layers, 'layer')}, platform "
           f"{config.platform}, backend {config.backend}, {config.threads} threads")
