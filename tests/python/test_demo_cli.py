@@ -20,15 +20,15 @@ def test_serves_the_requests_and_passes_its_check(extra):
     result = run_demo(*TINY, *extra)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
-    assert "served 5 requests" in out
+    assert re.search(r"requests +5 served", out)
     assert "tokens/s" in out and "attention operations" in out
     assert "% of the read ceiling measured now" in out
     assert "on write" in out
     assert "check: PASS" in out
     if "mla" in extra:
-        assert "prefix cache: off (PREFIX_ENCODER has no MLA form)" in out
+        assert re.search(r"prefix cache +off \(PREFIX_ENCODER has no MLA form\)", out)
     else:
-        assert re.search(r"prefix cache: [1-9]\d* of 5 requests hit", out)
+        assert re.search(r"prefix cache +[1-9]\d* of 5 requests hit", out)
 
 
 def test_plot_writes_a_png(tmp_path):

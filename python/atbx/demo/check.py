@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .full_recompute import full_recompute_logits
+from .summary import plural
 
 # Max |logit difference| allowed per dtype: logits are a few units; bf16 keeps 8 bits of mantissa, fp16 11.
 LOGIT_TOLERANCE = {"fp16": 0.05, "bf16": 0.25}
@@ -32,9 +33,10 @@ class CheckResult:
 
     def describe(self):
         verdict = "PASS" if self.passed else "FAIL"
-        text = (f"check: {verdict}: {self.tokens} tokens of {self.sequences} sequences against a full recompute "
-                f"without the cache; max logit difference {self.max_logit_error:.2g} (tolerance "
-                f"{self.tolerance:g}), {self.near_ties} near ties, {len(self.mismatches)} clear mismatches")
+        text = (f"check: {verdict}: {self.tokens} served tokens of {self.sequences} sequences against a full "
+                f"recompute without the cache:\n  max logit difference {self.max_logit_error:.2g} (tolerance "
+                f"{self.tolerance:g}), {plural(self.near_ties, 'near tie')}, "
+                f"{plural(len(self.mismatches), 'clear mismatch', 'clear mismatches')}")
         for seq_id, position, served, recomputed, margin in self.mismatches[:5]:
             text += (f"\n  sequence {seq_id} position {position}: served token {served}, recompute chose "
                      f"{recomputed} by a margin of {margin:.3g}")

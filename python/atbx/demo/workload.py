@@ -12,6 +12,7 @@ class Request:
     max_new_tokens: int
     arrival_step: int     # the engine step at which it arrives
     samples: int = 1      # 2: a second sequence forks after prefill and starts from the runner-up token
+    system_prompt: bool = False  # starts with one of the shared system prompts
 
 
 def make_requests(count, prompt_range, output_range, shared_prefix, fork_fraction, vocab, arrival_interval, seed):
@@ -22,9 +23,10 @@ def make_requests(count, prompt_range, output_range, shared_prefix, fork_fractio
     for request_id in range(count):
         length = int(rng.integers(prompt_range[0], prompt_range[1] + 1))
         prompt = [int(t) for t in rng.integers(0, vocab, length)]
-        if system_prompts and request_id % 2 == 0:
+        shared = bool(system_prompts) and request_id % 2 == 0
+        if shared:
             prompt = [int(t) for t in system_prompts[(request_id // 2) % 2]] + prompt
         requests.append(Request(request_id, prompt, int(rng.integers(output_range[0], output_range[1] + 1)),
-                                int(step), 2 if rng.random() < fork_fraction else 1))
+                                int(step), 2 if rng.random() < fork_fraction else 1, shared))
         step += rng.exponential(arrival_interval)
     return requests
