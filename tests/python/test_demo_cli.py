@@ -3,7 +3,9 @@ import re
 
 import pytest
 
-from demo_support import TINY, require_binding, run_demo
+from demo_support import TINY, import_demo_module, require_binding, run_demo
+
+import_demo_module("cli")  # the subprocesses below import it too
 
 
 def flag(flags, name, value):
