@@ -63,3 +63,13 @@ def test_bad_flags_exit_2_with_a_message(flags, message):
     assert result.returncode == 2, result.stdout + result.stderr
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_platform_without_these_calls_exits_2_naming_the_rule():
+    require_binding()
+    # Atlas inference products keep KV caches in FRACTAL_NZ; the demo's ND caches break ReshapeAndCache's rule.
+    result = run_demo(*TINY, "--platform", "atlas-inference")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "error:" in result.stderr and "on atlas-inference" in result.stderr
+    assert "rac.format.cache" in result.stderr
+    assert "Traceback" not in result.stderr
