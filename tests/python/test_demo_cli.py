@@ -15,8 +15,9 @@ def flag(flags, name, value):
     return out
 
 
-@pytest.mark.parametrize("extra", [[], ["--dtype", "bf16", "--shape", "qwen2-7b"], ["--shape", "mla"]],
-                         ids=["llama3-fp16", "qwen2-bf16", "mla"])
+@pytest.mark.parametrize("extra", [[], ["--dtype", "bf16", "--shape", "qwen2-7b"], ["--shape", "mla"],
+                                   ["--platform", "atlas-350"]],
+                         ids=["llama3-fp16", "qwen2-bf16", "mla", "atlas-350"])
 def test_serves_the_requests_and_passes_its_check(extra):
     require_binding()
     result = run_demo(*TINY, *extra)
@@ -29,6 +30,9 @@ def test_serves_the_requests_and_passes_its_check(extra):
     assert "check: PASS" in out
     if "mla" in extra:
         assert re.search(r"prefix cache +off \(PREFIX_ENCODER has no MLA form\)", out)
+    elif "atlas-350" in extra:
+        assert re.search(r"prefix cache +off \(no PREFIX_ENCODER on atlas-350\)", out)
+        assert re.search(r"speculation +off \(no PagedAttention SPEC on atlas-350\)", out)
     else:
         assert re.search(r"prefix cache +[1-9]\d* of 5 requests hit", out)
 

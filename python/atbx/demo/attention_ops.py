@@ -11,6 +11,9 @@ docs/spec/paged_attention.md 2.1); params are the case-file JSON `param` (docs/c
            cache must already hold both (ATB's rule), so the new rows are written first.
 - decode:  PagedAttention, one query row per sequence.
 - verify:  PagedAttention calcType SPEC: q_len_b rows per sequence (a draft plus the token before it), causal.
+
+atlas-350 runs only the basic calls (docs/spec/DECISIONS.md, platform profiles): no PREFIX_ENCODER, no SPEC, and
+its PA_ENCODER masks are int8 flags (1 hides a key).
 """
 import numpy as np
 
@@ -28,15 +31,23 @@ KERNEL_HIGH_PRECISION = 1
 RAC_KEY_ONLY = 1
 
 
+BASIC_ONLY_PLATFORMS = ("atlas-350",)
+
+
 def causal_mask(size, flags, dtype):
-    """[size, size] mask hiding key j from query i when j > i: flags (1) or additive (-10000)."""
+    """[size, size] mask hiding key j from query i when j > i: flags (1) or additive (-10000); dtype "int8" for
+    integer flags."""
     upper = np.triu(np.ones((size, size), dtype=np.float32), 1)
+    if dtype == "int8":
+        return upper.astype(np.int8)
     return to_op(upper if flags else upper * ADDITIVE_MASKED, dtype)
 
 
 class AttentionOps:
-    def __init__(self, make_op, shape, dtype, layers, num_blocks, block_size, max_context, qk_scale):
+    def __init__(self, make_op, shape, dtype, layers, num_blocks, block_size, max_context, qk_scale,
+                 platform="atlas-a2"):
         self.shape, self.dtype, self.block_size = shape, dtype, block_size
+        basic = platform in BASIC_ONLY_PLATFORMS
         self.max_context = max_context
         element = NUMPY_DTYPES[dtype]
         key_shape = (num_blocks, block_size, shape.kv_heads, shape.head_dim)
@@ -49,22 +60,27 @@ class AttentionOps:
         self._write = make_op("ReshapeAndCache", {"kvCacheCfg": RAC_KEY_ONLY} if shape.mla else {})
         self._prefill = make_op("SelfAttention",
                                 {**heads, "calcType": CALC_PA_ENCODER, "maskType": SA_MASK_NORM, **mla})
-        self._prefix = None if shape.mla else make_op(
+        self._prefix = None if shape.mla or basic else make_op(
             "SelfAttention", {**heads, "calcType": CALC_PREFIX_ENCODER, "maskType": SA_MASK_CAUSAL,
                               "isTriuMask": 1, "kernelType": KERNEL_HIGH_PRECISION})
         self._decode = make_op("PagedAttention", {**heads, **mla})
         spec_mask = PA_MASK_SPEC if shape.mla else PA_MASK_NORM
-        self._verify = make_op("PagedAttention", {**heads, **mla, "calcType": PA_CALC_SPEC, "maskType": spec_mask})
+        self._verify = None if basic else make_op(
+            "PagedAttention", {**heads, **mla, "calcType": PA_CALC_SPEC, "maskType": spec_mask})
         # The prefill mask is shared by every call ([max, max] covers every prompt); bf16 reads it as flags.
-        self._prefill_mask = causal_mask(max_context, dtype == "bf16", dtype)
+        self._prefill_mask = causal_mask(max_context, dtype == "bf16", "int8" if basic else dtype)
         # Non-MLA SPEC: one square NORM mask, read at row L_b - q_b + i (docs/spec/paged_attention.md 3.5).
         self._verify_square_mask = None if shape.mla else causal_mask(max_context, False, dtype)
         self._spec_flags = shape.mla and dtype == "bf16"
 
     @property
     def supports_prefix(self):
-        """PREFIX_ENCODER has no MLA form (docs/spec/self_attention.md 5.1), so MLA prompts are prefilled whole."""
+        """PREFIX_ENCODER has no MLA form and is atlas-a2 only (docs/spec/self_attention.md 5.1)."""
         return self._prefix is not None
+
+    @property
+    def supports_spec(self):
+        return self._verify is not None
 
     def cache_bytes(self):
         caches = self.key_cache + (self.value_cache or [])

@@ -74,13 +74,13 @@ def serve(config):
     model = TinyTransformer(shape, config.layers, config.hidden, config.vocab, config.seed)
     max_context = -(-config.max_context // BLOCK_SIZE) * BLOCK_SIZE
     ops = AttentionOps(operation_factory(config), shape, config.dtype, config.layers, config.num_blocks,
-                       BLOCK_SIZE, max_context, model.qk_scale)
+                       BLOCK_SIZE, max_context, model.qk_scale, config.platform)
     blocks = BlockManager(config.num_blocks, BLOCK_SIZE)
     scheduler = Scheduler(blocks, config.max_batch, max_prefill_tokens=2048,
                           use_prefix_cache=ops.supports_prefix and not config.no_prefix_cache)
     requests = make_requests(config.requests, config.prompt_len, config.output_len, config.shared_prefix,
                              config.fork_fraction, config.vocab, config.arrival_interval, config.seed)
-    engine = Engine(model, ops, scheduler, NGramDrafter(), config.spec_k)
+    engine = Engine(model, ops, scheduler, NGramDrafter(), config.spec_k if ops.supports_spec else 0)
 
     print(f"atbx serving demo: {shape.describe()}; {config.dtype}, {plural(config.layers, 'layer')}, platform "
           f"{config.platform}, backend {config.backend}, {config.threads} threads")
@@ -89,7 +89,7 @@ def serve(config):
         finished = engine.run(requests, on_step)
         progress.update(progress.task_ids[0], completed=len(requests))
     ceiling = measure_read_ceiling(config.threads)
-    for line in summarize(config, requests, finished, engine.metrics, blocks.stats, ceiling, ops.cache_bytes()):
+    for line in summarize(config, requests, finished, engine.metrics, blocks.stats, ceiling, ops):
         print(line)
     if config.plot:
         from .plot import draw

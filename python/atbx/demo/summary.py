@@ -13,8 +13,8 @@ def row(label, text):
     return f"  {label:<14}{text}"
 
 
-def summarize(config, requests, finished, metrics, stats, ceiling, cache_bytes):
-    """Lines of text; config is the parsed flags, stats the block manager's BlockStats."""
+def summarize(config, requests, finished, metrics, stats, ceiling, ops):
+    """Lines of text; config is the parsed flags, stats the block manager's BlockStats, ops the AttentionOps."""
     wall = metrics.wall_seconds
     generated = metrics.generated
     attention, model, copies = (metrics.seconds[b] for b in ("attention", "model", "kv_copy"))
@@ -34,12 +34,14 @@ def summarize(config, requests, finished, metrics, stats, ceiling, cache_bytes):
         row("KV reads", f"{metrics.kv_bytes_read / 1e9:.3f} GB in {decode_seconds:.2f} s of PagedAttention = "
                         f"{kv_rate / 1e9:.2f} GB/s, {percent(kv_rate, ceiling):.0f} % of the read ceiling measured "
                         f"now ({ceiling / 1e9:.2f} GB/s, NumPy, {plural(config.threads, 'thread')})"),
-        row("blocks", f"{config.num_blocks} x 128 tokens per layer ({cache_bytes / 2**20:.0f} MiB of KV cache); "
+        row("blocks", f"{config.num_blocks} x 128 tokens per layer ({ops.cache_bytes() / 2**20:.0f} MiB of KV cache); "
                       f"peak {stats.peak_in_use} in use; {stats.allocations} allocations, {stats.reused} reusing "
                       f"a freed block; {plural(stats.copies_on_write, 'copy', 'copies')} on write"),
     ]
-    if config.no_prefix_cache or config.shape == "mla":
-        reason = "--no-prefix-cache" if config.no_prefix_cache else "PREFIX_ENCODER has no MLA form"
+    if config.no_prefix_cache:
+        lines.append(row("prefix cache", "off (--no-prefix-cache)"))
+    elif not ops.supports_prefix:
+        reason = "PREFIX_ENCODER has no MLA form" if config.shape == "mla" else f"no PREFIX_ENCODER on {config.platform}"
         lines.append(row("prefix cache", f"off ({reason})"))
     else:
         with_prefix = sum(r.system_prompt for r in requests)
@@ -47,7 +49,9 @@ def summarize(config, requests, finished, metrics, stats, ceiling, cache_bytes):
                                          f"({with_prefix} start with a system prompt); "
                                          f"{plural(stats.prefix_hits, 'block')} ({stats.prefix_hits * 128} "
                                          f"tokens) not recomputed (PREFIX_ENCODER)"))
-    if config.spec_k:
+    if config.spec_k and not ops.supports_spec:
+        lines.append(row("speculation", f"off (no PagedAttention SPEC on {config.platform})"))
+    elif config.spec_k:
         lines.append(row("speculation", f"{metrics.spec_calls} of {metrics.decode_calls} decode steps verified "
                                         f"drafts (PagedAttention SPEC); {metrics.accepted} of {metrics.drafted} "
                                         f"draft tokens accepted ({percent(metrics.accepted, metrics.drafted):.0f} %)"))
