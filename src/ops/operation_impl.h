@@ -108,7 +108,8 @@ class OperationImpl final : public Operation {
         // values Execute sees, as a local: the plan Setup stored stays as Setup left it.
         if constexpr (requires { Spec::kPlanHoldsDeviceValues; }) {
             if constexpr (Spec::kPlanHoldsDeviceValues) {
-                dispatch::RunKernel(*planned_->kernel, Spec::BuildPlan(validation.subject()), threads, scratch);
+                dispatch::RunKernel(*planned_->kernel, Spec::BuildPlan(validation.subject()), threads,
+                                    scratch);
                 return Status::Ok();
             }
         }

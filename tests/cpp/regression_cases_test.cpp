@@ -28,7 +28,10 @@ TestCall FromCaseFile(const io::CaseFile& c) {
     TestCall call;
     call.param = c.param;
     call.platform = c.platform;
-    call.inputs = c.inputs;
+    for (const io::CaseInput& input : c.inputs) {
+        const std::span<const uint8_t> bytes = input.bytes.span();
+        call.inputs.push_back({input.desc, std::vector<uint8_t>(bytes.begin(), bytes.end())});
+    }
     AttachOutputs(call);
     return call;
 }
@@ -37,7 +40,7 @@ class RegressionCaseTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(RegressionCaseTest, AgreesOnEveryPath) {
     const fs::path file = fs::path(ATBX_TEST_DATA_DIR) / "regressions" / GetParam() / "case.json";
-    const TestCall call = FromCaseFile(io::LoadCase(file, std::nullopt));
+    const TestCall call = FromCaseFile(io::LoadCase(file, io::LoadOptions{}));
     TestCall validated = call;
     ASSERT_TRUE(Violations(validated).empty()) << DescribeViolations(validated);
     const PathReport report = CheckEveryPath(call);

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
-#include <vector>
 #include <thread>
+#include <vector>
 
 #include "atbx/operation.h"
 #include "support/pa_calls.h"

@@ -19,7 +19,10 @@ void WriteCase(const TestCall& call, const std::filesystem::path& dir, const std
             core::StrCat(i < call.inputNames.size() ? call.inputNames[i] : core::StrCat("input", i), ".npy");
         const std::vector<int64_t> shape(tensor.desc.shape.dims,
                                          tensor.desc.shape.dims + tensor.desc.shape.dimNum);
-        io::WriteNpy(dir / file, io::NpyDescr(tensor.desc.dtype), shape, tensor.bytes);
+        std::ofstream npy(dir / file, std::ios::binary);
+        npy << io::NpyFileHeader(io::NpyDescr(tensor.desc.dtype), shape);
+        npy.write(reinterpret_cast<const char*>(tensor.bytes.data()),
+                  static_cast<std::streamsize>(tensor.bytes.size()));
         inputs.push_back({{"file", file},
                           {"dtype", DataTypeName(tensor.desc.dtype)},
                           {"format", FormatName(tensor.desc.format)}});
