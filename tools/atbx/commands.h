@@ -26,6 +26,7 @@ struct CaseOptions {
 int RunCommand(const CaseOptions& options);
 int CheckCommand(const CaseOptions& options);
 int RulesCommand(bool markdown);
+int PathsCommand();  // the CPU kernel paths and which run here
 
 struct DemoOptions {
     Backend backend = Backend::kAuto;

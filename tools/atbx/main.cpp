@@ -55,6 +55,8 @@ int main(int argc, char** argv) {
     CLI::App* rules = app.add_subcommand("rules", "print the rule table");
     rules->add_flag("--markdown", markdown, "print docs/constraints.md");
 
+    CLI::App* paths = app.add_subcommand("paths", "list the CPU kernel paths and which run on this CPU");
+
     atbx::cli::DemoOptions demoOptions;
     CLI::App* demo =
         app.add_subcommand("demo", "run a PagedAttention decode and check it against the reference");
@@ -78,5 +80,6 @@ int main(int argc, char** argv) {
     if (run->parsed()) return atbx::cli::RunCommand(runOptions);
     if (check->parsed()) return atbx::cli::CheckCommand(checkOptions);
     if (rules->parsed()) return atbx::cli::RulesCommand(markdown);
+    if (paths->parsed()) return atbx::cli::PathsCommand();
     return atbx::cli::DemoCommand(demoOptions);
 }
