@@ -68,6 +68,24 @@ def run(atbx, *args):
     return subprocess.run([atbx, *args], capture_output=True, text=True, timeout=600)
 
 
+_cpu_paths = {}
+
+
+def cpu_paths(atbx):
+    """The CPU kernel paths this machine runs (`atbx paths`), fastest first."""
+    if atbx not in _cpu_paths:
+        listing = run(atbx, "paths").stdout.splitlines()
+        _cpu_paths[atbx] = [line.split()[0] for line in listing if line.endswith(" available")]
+    return _cpu_paths[atbx]
+
+
+def run_on_cpu_path(atbx, path, case, *args):
+    """Runs a case file on the cpu backend with one CPU path forced (ATBX_CPU_PATH)."""
+    env = {**os.environ, "ATBX_CPU_PATH": path}
+    return subprocess.run([atbx, "run", case, "--backend", "cpu", *args], capture_output=True, text=True,
+                          timeout=600, env=env)
+
+
 def read_output(path, dtype):
     """An output .npy file as float64 values (bfloat16 decoded)."""
     array = np.load(path)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from atbx_case import Tensor, assert_precision, read_output, run, write_case
+from atbx_case import Tensor, assert_precision, cpu_paths, read_output, run, run_on_cpu_path, write_case
 from golden_pa import paged_attention
 
 NORM, ALIBI, SPEC, MASK_FREE, NORM_COMPRESS = 1, 2, 3, 4, 5
@@ -352,6 +352,13 @@ def norm_compress(s):
 
 
 def run_and_check(atbx, tmp_path, call):
+    """The reference backend, then every CPU path this machine has, meet the precision standard."""
     out = call.run(atbx, tmp_path)
     call.check(out)
+    case = os.path.join(tmp_path, "case.json")
+    cpu_dir = os.path.join(tmp_path, "cpu")
+    for path in cpu_paths(atbx):
+        result = run_on_cpu_path(atbx, path, case, "--out", cpu_dir)
+        assert result.returncode == 0, f"{path}: {result.stderr}"
+        call.check(read_output(os.path.join(cpu_dir, "out.npy"), call.out_dtype))
     return out

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from atbx_case import Tensor, read_output, run, write_case
+from atbx_case import Tensor, assert_precision, cpu_paths, read_output, run, run_on_cpu_path, write_case
 
 # calcType, maskType, kernelType, kvcacheCfg values of SelfAttentionParam.
 UNDEFINED, ENCODER, DECODER, PA_ENCODER, PREFIX_ENCODER = range(5)
@@ -39,6 +39,13 @@ def run_case(atbx, directory, param, inputs, outputs, platform=None):
     assert result.returncode == 0, result.stderr
     read = [read_output(os.path.join(directory, name), dtype) for name, dtype in outputs]
     assert np.isfinite(read[0]).all(), "attnOut holds non-finite values"
+    # Every CPU path this machine has meets the precision standard against the reference backend's attnOut.
+    name, dtype = outputs[0]
+    cpu_dir = os.path.join(directory, "cpu")
+    for path in cpu_paths(atbx):
+        result = run_on_cpu_path(atbx, path, case, "--out", cpu_dir)
+        assert result.returncode == 0, f"{path}: {result.stderr}"
+        assert_precision(read_output(os.path.join(cpu_dir, name), dtype), read[0], dtype, 1, 1 << 20)
     return read
 
 

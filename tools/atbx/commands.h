@@ -30,6 +30,7 @@ constexpr int kMaxThreads = 1024;
 int RunCommand(const CaseOptions& options);
 int CheckCommand(const CaseOptions& options);
 int RulesCommand(bool markdown);
+int PathsCommand();  // the CPU kernel paths and which run here
 
 struct DemoOptions {
     Backend backend = Backend::kAuto;

@@ -100,6 +100,8 @@ int main(int argc, char** argv) {
     CLI::App* rules = app.add_subcommand("rules", "print the rule table");
     rules->add_flag("--markdown", markdown, "print docs/constraints.md");
 
+    CLI::App* paths = app.add_subcommand("paths", "list the CPU kernel paths and which run on this CPU");
+
     atbx::cli::DemoOptions demoOptions;
     CLI::App* demo =
         app.add_subcommand("demo", "run a PagedAttention decode and check it against the reference");
@@ -140,6 +142,7 @@ int main(int argc, char** argv) {
         if (check->parsed()) return atbx::cli::CheckCommand(checkOptions);
         if (rules->parsed()) return atbx::cli::RulesCommand(markdown);
         if (benchCommand->parsed()) return atbx::cli::BenchCommand(benchOptions);
+        if (paths->parsed()) return atbx::cli::PathsCommand();
         return atbx::cli::DemoCommand(demoOptions);
     } catch (const std::exception& e) {
         // Out of memory, say: one line and exit 1, never an abort.

@@ -65,12 +65,25 @@ int64_t RowOffset(const KvView& kv, const plan::WorkItem& item, int64_t j) {
     return block * kv.blockStride + (j % kv.blockSize) * kv.slotStride + item.kvHead * kv.headStride;
 }
 
+// Cache rows are a few hundred bytes, strided by the other heads' rows: the hardware prefetcher does not run
+// far enough ahead, so each row is requested kPrefetchRows rows before it is converted.
+constexpr int kPrefetchRows = 16;
+
+void Prefetch(const char* row, int64_t bytes) {
+    for (int64_t at = 0; at < bytes; at += 64)
+        __builtin_prefetch(row + at);
+}
+
 // Keys [j0, j0 + n) of the item's kv head as fp32 rows `ld` floats apart (the block unpack stage).
-void UnpackTile(const KvView& kv, const plan::WorkItem& item, int64_t j0, int32_t n, float* dst, int64_t ld) {
+// Keys up to `end` (the task's last) are prefetched ahead of the conversion.
+void UnpackTile(const KvView& kv, const plan::WorkItem& item, int64_t j0, int32_t n, int64_t end, float* dst,
+                int64_t ld) {
     const float* scale = kv.scale != nullptr ? kv.scale + int64_t{item.logicalKvHead} * kv.headDim : nullptr;
     const float* offset = kv.offset != nullptr ? kv.offset + int64_t{item.logicalKvHead} * kv.headDim : nullptr;
     const auto* base = static_cast<const char*>(kv.data);
+    const int64_t rowBytes = int64_t{kv.headDim} * kv.elementBytes;
     for (int32_t t = 0; t < n; ++t) {
+        if (j0 + t + kPrefetchRows < end) Prefetch(base + RowOffset(kv, item, j0 + t + kPrefetchRows) * kv.elementBytes, rowBytes);
         const char* row = base + RowOffset(kv, item, j0 + t) * kv.elementBytes;
         float* out = dst + t * ld;
         if (kv.channelTile == 0) {
@@ -96,10 +109,7 @@ void Dot4(const float* q, const float* k, int64_t ld, int dimPad, float* out) {
         a2 = Simd::MulAdd(x, Simd::Load(k + 2 * ld + c), a2);
         a3 = Simd::MulAdd(x, Simd::Load(k + 3 * ld + c), a3);
     }
-    out[0] = Simd::ReduceAdd(a0);
-    out[1] = Simd::ReduceAdd(a1);
-    out[2] = Simd::ReduceAdd(a2);
-    out[3] = Simd::ReduceAdd(a3);
+    Simd::ReduceAdd4(a0, a1, a2, a3, out);
 }
 
 float Dot(const float* q, const float* k, int dimPad) {
@@ -227,8 +237,8 @@ class TaskRunner {
         plan::TileClass tile = plan::TileClass::kVisible;
         if constexpr (kMasked) tile = ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, j0, j0 + n);
         if (tile == plan::TileClass::kHidden) return;  // every term -inf: the keys take no part
-        UnpackTile(call_.key, item_, j0, n, keys_, call_.dimPad);
-        UnpackTile(call_.value, item_, j0, n, values_, call_.dimVPad);
+        UnpackTile(call_.key, item_, j0, n, task_.kvEnd, keys_, call_.dimPad);
+        UnpackTile(call_.value, item_, j0, n, task_.kvEnd, values_, call_.dimVPad);
         if constexpr (kRazor) {
             for (int32_t t = 0; t < n; ++t) {
                 const int64_t j = j0 + t;
@@ -301,6 +311,8 @@ class TaskRunner {
         Field(kMax)[lane] = step.newMax;
         if (call_.quant != plan::QuantPolicy::Mode::kNone && !QuantiseWeights(lane, n, tileMax, step.newMax)) return;
         int c = 0;
+        for (; c + 8 * kW <= call_.dimVPad; c += 8 * kW)
+            AccumulateChunk<8>(s, n, values_ + c, call_.dimVPad, acc + c);
         for (; c + 4 * kW <= call_.dimVPad; c += 4 * kW)
             AccumulateChunk<4>(s, n, values_ + c, call_.dimVPad, acc + c);
         for (; c < call_.dimVPad; c += kW)

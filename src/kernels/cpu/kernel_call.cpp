@@ -220,7 +220,9 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.kDescale = plan.quant.kDescale;
     call.vDescale = plan.quant.vDescale;
     call.pScale = plan.quant.pScale;
-    call.tileKeys = kTileKeys;
+    // Small tiles keep the fp32 K and V tiles in L1 while every lane reads them; int8 QKV keeps ATB's 128-key
+    // P-quantisation tile.
+    call.tileKeys = plan.quant.enabled() ? plan::QuantPolicy::kTileKeys : kL1TileKeys;
 
     auto* tasks = reinterpret_cast<Task*>(base + regions.tasks);
     auto* merges = reinterpret_cast<MergeStep*>(base + regions.merges);

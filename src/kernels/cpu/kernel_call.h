@@ -21,7 +21,8 @@ namespace atbx::kernels::cpu {
 
 inline constexpr int kMaxLanes = 64;    // (head, row) pairs whose softmax state a task keeps
 inline constexpr int kKvChunk = 1024;   // keys per task (a multiple of every tile)
-inline constexpr int kTileKeys = 128;   // keys converted and scored at once
+inline constexpr int kTileKeys = 128;   // most keys converted and scored at once (int8 QKV's tile)
+inline constexpr int kL1TileKeys = 32;  // keys converted and scored at once otherwise
 inline constexpr int kChannelPad = 16;  // rows of the fp32 tiles are padded to a multiple of this
 
 // One K or V cache: element (sequence, position j, head h, channel c) as plan::KvSource describes it.

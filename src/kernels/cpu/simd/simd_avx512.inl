@@ -18,6 +18,12 @@ struct Simd {
     static V Max(V a, V b) { return _mm512_max_ps(a, b); }
     static V Min(V a, V b) { return _mm512_min_ps(a, b); }
     static float ReduceAdd(V v) { return _mm512_reduce_add_ps(v); }
+    // The four sums of a0..a3 into out[0..3].
+    static void ReduceAdd4(V a0, V a1, V a2, V a3, float* out) {
+        const auto fold = [](V v) { return _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1)); };
+        const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(fold(a0), fold(a1)), _mm256_hadd_ps(fold(a2), fold(a3)));
+        _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+    }
     static float ReduceMax(V v) { return _mm512_reduce_max_ps(v); }
     static bool AnyNaN(V v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0; }
 

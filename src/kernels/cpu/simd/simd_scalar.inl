@@ -17,6 +17,12 @@ struct Simd {
     static V Max(V a, V b) { return a > b ? a : b; }
     static V Min(V a, V b) { return a < b ? a : b; }
     static float ReduceAdd(V v) { return v; }
+    static void ReduceAdd4(V a0, V a1, V a2, V a3, float* out) {
+        out[0] = a0;
+        out[1] = a1;
+        out[2] = a2;
+        out[3] = a3;
+    }
     static float ReduceMax(V v) { return v; }
     static bool AnyNaN(V v) { return v != v; }
 
