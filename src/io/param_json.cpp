@@ -1,6 +1,7 @@
 #include "io/param_json.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <string>
@@ -50,7 +51,11 @@ Field<P> Float(const char* name, float P::*member) {
     return {name,
             [name, member](P& p, const json& v) {
                 if (!v.is_number()) TypeError(name, "a number", v);
-                p.*member = v.get<float>();
+                const auto value = v.get<double>();
+                if (std::fabs(value) > std::numeric_limits<float>::max()) {
+                    TypeError(name, "a number that fits a float (|x| <= 3.4028235e38)", v);
+                }
+                p.*member = static_cast<float>(value);
             },
             [member](const P& p) { return json(p.*member); }};
 }

@@ -6,11 +6,23 @@
 #include <string>
 
 #include "atbx/operation.h"
+#include "core/str_cat.h"
 #include "dispatch/kernel_registry.h"
 #include "ops/call_validation.h"
 #include "ops/pack_identity.h"
 
 namespace atbx::ops {
+
+// call.setup.backend_known: the Context's backend is one of Backend's values.
+inline Status BackendKnown(Backend backend) {
+    const int value = static_cast<int>(backend);
+    if (value >= static_cast<int>(Backend::kAuto) && value <= static_cast<int>(Backend::kCpu))
+        return Status::Ok();
+    return Status(
+        ERROR_INVALID_PARAM, "call.setup.backend_known",
+        core::StrCat("the Context's backend must be 0 (auto), 1 (ref) or 2 (cpu), got unknown backend ",
+                     value));
+}
 
 template <class Spec>
 class OperationImpl final : public Operation {
@@ -45,17 +57,8 @@ class OperationImpl final : public Operation {
     Status Setup(const VariantPack& variantPack, uint64_t& workspaceSize, Context* context) override {
         planned_.reset();
         const Context ctx = context != nullptr ? *context : Context{platform_, 0, Backend::kAuto};
-        CallValidation<Spec> validation(param_, ctx.platform);
-        validation.SetPack(variantPack);
-        if (Status st = FirstViolation(validation.Run(rules::Stage::kParam, rules::Stage::kDeviceValues));
-            !st.ok()) {
-            return st;
-        }
-        auto planned =
-            std::make_unique<Planned>(Spec::BuildPlan(validation.subject()),
-                                      PackIdentity(variantPack, validation.subject().inputSlots), ctx);
-        if (Status st = dispatch::SelectKernel(planned->plan, ctx.backend, &planned->kernel); !st.ok())
-            return st;
+        std::unique_ptr<Planned> planned;
+        if (Status st = PlanCall(variantPack, ctx, &planned); !st.ok()) return st;
         planned_ = std::move(planned);
         workspaceSize = 0;
         return Status::Ok();
@@ -69,10 +72,11 @@ class OperationImpl final : public Operation {
                 "Execute needs a successful Setup with the same variant pack (tensors, shapes, pointers)");
         }
         if (!planned_->pack.SameHostValues(variantPack)) {
-            // Host values changed since Setup: plan again with the new ones.
-            Context setupContext = planned_->context;
-            uint64_t workspaceSize = 0;
-            if (Status st = Setup(variantPack, workspaceSize, &setupContext); !st.ok()) return st;
+            // Host values changed since Setup: plan again with the new ones. A call they make invalid fails
+            // and keeps the last plan, so the operation runs again once valid values are back.
+            std::unique_ptr<Planned> replanned;
+            if (Status st = PlanCall(variantPack, planned_->context, &replanned); !st.ok()) return st;
+            planned_ = std::move(replanned);
         }
         // Device tensors may change between Setup and Execute: indices are checked again before any read.
         CallValidation<Spec> validation(param_, planned_->context.platform);
@@ -106,6 +110,24 @@ class OperationImpl final : public Operation {
         Context context;
         const dispatch::Kernel<Plan>* kernel = nullptr;
     };
+
+    // Validates the whole call for the context and plans it, choosing its kernel.
+    Status PlanCall(const VariantPack& variantPack, const Context& ctx, std::unique_ptr<Planned>* out) const {
+        if (Status st = BackendKnown(ctx.backend); !st.ok()) return st;
+        CallValidation<Spec> validation(param_, ctx.platform);
+        validation.SetPack(variantPack);
+        if (Status st = FirstViolation(validation.Run(rules::Stage::kParam, rules::Stage::kDeviceValues));
+            !st.ok()) {
+            return st;
+        }
+        auto planned =
+            std::make_unique<Planned>(Spec::BuildPlan(validation.subject()),
+                                      PackIdentity(variantPack, validation.subject().inputSlots), ctx);
+        if (Status st = dispatch::SelectKernel(planned->plan, ctx.backend, &planned->kernel); !st.ok())
+            return st;
+        *out = std::move(planned);
+        return Status::Ok();
+    }
 
     Param param_;
     Platform platform_;

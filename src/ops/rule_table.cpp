@@ -14,11 +14,13 @@ using rules::RuleInfo;
 using rules::Stage;
 
 // Rules the operation API enforces outside the rule stages.
-const std::array<RuleInfo, 3> kApiRules = {{
+const std::array<RuleInfo, 4> kApiRules = {{
     {"call.create.out_pointer", "*", Stage::kParam, ProfileSet::All(), ERROR_INVALID_OPERATION_ADDR,
      "CreateOperation gets a non-null out-pointer", "ATB include/atb/operation.h"},
     {"call.execute.after_setup", "*", Stage::kDeviceValues, ProfileSet::All(), ERROR_INVALID_PARAM,
      "Execute follows a successful Setup with the same variant pack", "ATB include/atb/operation.h"},
+    {"call.setup.backend_known", "*", Stage::kParam, ProfileSet::All(), ERROR_INVALID_PARAM,
+     "the Context's backend is auto, ref or cpu", "atbx include/atbx/context.h"},
     {"dispatch.cpu.unsupported", "*", Stage::kDeviceValues, ProfileSet::All(), ERROR_OPERATION_NULL_RUNNER,
      "the requested backend has a kernel for the call (the reference supports every call)",
      "atbx DESIGN.md dispatch"},
@@ -43,6 +45,7 @@ std::string EscapePipes(std::string_view text) {
 
 std::vector<const RuleInfo*> AllRules() {
     std::vector<const RuleInfo*> all;
+    all.push_back(&rules::PlatformRule().info);
     Append(&all, rules::CommonRules());
     Append(&all, pa::PagedAttentionSpec::Rules());
     Append(&all, sa::SelfAttentionSpec::Rules());
