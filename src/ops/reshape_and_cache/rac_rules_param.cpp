@@ -1,15 +1,9 @@
 // ReshapeAndCache param rules (CreateOperation): docs/spec/self_attention.md 1.3 and 4.3.
 
-#include "ops/reshape_and_cache/rac_rules.h"
+#include "ops/reshape_and_cache/rac_rule_support.h"
 
 namespace atbx::ops::rac {
 namespace {
-
-using rules::ProfileSet;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = RacSubject;
 
 Verdict RsvZero(const S& s) {
     return rules::RequireReservedZero(s.param->rsv);
@@ -59,7 +53,6 @@ Verdict NzCfgWithoutCompress(const S& s) {
                    static_cast<int>(s.param->compressType));
 }
 
-constexpr const char* kOp = "ReshapeAndCache";
 constexpr ErrorType kCode = ERROR_INVALID_PARAM;
 
 }  // namespace

@@ -5,17 +5,10 @@
 #include <limits>
 #include <utility>
 
-#include "ops/self_attention/sa_geometry.h"
-#include "ops/self_attention/sa_rules.h"
+#include "ops/self_attention/sa_rule_support.h"
 
 namespace atbx::ops::sa {
 namespace {
-
-using rules::Pass;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = SaSubject;
 
 constexpr std::string_view kCreate = "docs/spec/self_attention.md 5.1 (CreateOperation)";
 
