@@ -44,7 +44,7 @@ enum ErrorType : int {
 // "ERROR_INVALID_PARAM"-style name of a code.
 const char* ErrorTypeName(ErrorType code);
 
-class Status {
+class [[nodiscard]] Status {
   public:
     Status() = default;
     Status(ErrorType code, std::string rule, std::string message)

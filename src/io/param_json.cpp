@@ -62,8 +62,9 @@ Field<P> Float(const char* name, float P::*member) {
             [name, member](P& p, const json& v) {
                 if (!v.is_number()) TypeError(name, "a number", v);
                 const auto value = v.get<double>();
-                if (std::fabs(value) > std::numeric_limits<float>::max())
-                    TypeError(name, "a number in float range (magnitude at most 3.4028235e38)", v);
+                if (std::fabs(value) > std::numeric_limits<float>::max()) {
+                    TypeError(name, "a number that fits a float (|x| <= 3.4028235e38)", v);
+                }
                 p.*member = static_cast<float>(value);
             },
             [member](const P& p) { return json(p.*member); }};

@@ -17,6 +17,17 @@
 
 namespace atbx::ops {
 
+// call.setup.backend_known: the Context's backend is one of Backend's values.
+inline Status BackendKnown(Backend backend) {
+    const int value = static_cast<int>(backend);
+    if (value >= static_cast<int>(Backend::kAuto) && value <= static_cast<int>(Backend::kCpu))
+        return Status::Ok();
+    return Status(
+        ERROR_INVALID_PARAM, "call.setup.backend_known",
+        core::StrCat("the Context's backend must be 0 (auto), 1 (ref) or 2 (cpu), got unknown backend ",
+                     value));
+}
+
 template <class Spec>
 class OperationImpl final : public Operation {
   public:
@@ -52,20 +63,8 @@ class OperationImpl final : public Operation {
         if (Status st = guard.status(); !st.ok()) return st;
         planned_.reset();
         const Context ctx = context != nullptr ? *context : Context{platform_, 0, Backend::kAuto};
-        CallValidation<Spec> validation(param_, ctx.platform);
-        validation.SetPack(variantPack);
-        if (Status st = FirstViolation(validation.Run(rules::Stage::kParam, rules::Stage::kDeviceValues));
-            !st.ok()) {
-            return st;
-        }
-        auto planned =
-            std::make_unique<Planned>(Spec::BuildPlan(validation.subject()),
-                                      PackIdentity(variantPack, validation.subject().inputSlots), ctx);
-        if (Status st = dispatch::SelectKernel(planned->plan, ctx, &planned->kernel); !st.ok()) return st;
-        // The kernel's scratch is sized here for the context's threads; Execute allocates nothing.
-        planned->threads = core::ResolveThreads(ctx.threads);
-        planned->workspaceBytes = planned->kernel->workspaceBytes(planned->plan, planned->threads);
-        planned->ownWorkspace.resize(planned->workspaceBytes);
+        std::unique_ptr<Planned> planned;
+        if (Status st = PlanCall(variantPack, ctx, &planned); !st.ok()) return st;
         planned_ = std::move(planned);
         workspaceSize = planned_->workspaceBytes;
         return Status::Ok();
@@ -81,10 +80,11 @@ class OperationImpl final : public Operation {
                 "Execute needs a successful Setup with the same variant pack (tensors, shapes, pointers)");
         }
         if (!planned_->pack.SameHostValues(variantPack)) {
-            // Host values changed since Setup: plan again with the new ones.
-            Context setupContext = planned_->context;
-            uint64_t plannedSize = 0;
-            if (Status st = Setup(variantPack, plannedSize, &setupContext); !st.ok()) return st;
+            // Host values changed since Setup: plan again with the new ones. A call they make invalid fails
+            // and keeps the last plan, so the operation runs again once valid values are back.
+            std::unique_ptr<Planned> replanned;
+            if (Status st = PlanCall(variantPack, planned_->context, &replanned); !st.ok()) return st;
+            planned_ = std::move(replanned);
         }
         // Device tensors may change between Setup and Execute: indices are checked again before any read.
         CallValidation<Spec> validation(param_, planned_->context.platform);
@@ -134,6 +134,27 @@ class OperationImpl final : public Operation {
         uint64_t workspaceBytes = 0;        // what Setup reported
         std::vector<uint8_t> ownWorkspace;  // used when Execute gets no workspace
     };
+
+    // Validates the whole call for the context and plans it, choosing its kernel.
+    Status PlanCall(const VariantPack& variantPack, const Context& ctx, std::unique_ptr<Planned>* out) const {
+        if (Status st = BackendKnown(ctx.backend); !st.ok()) return st;
+        CallValidation<Spec> validation(param_, ctx.platform);
+        validation.SetPack(variantPack);
+        if (Status st = FirstViolation(validation.Run(rules::Stage::kParam, rules::Stage::kDeviceValues));
+            !st.ok()) {
+            return st;
+        }
+        auto planned =
+            std::make_unique<Planned>(Spec::BuildPlan(validation.subject()),
+                                      PackIdentity(variantPack, validation.subject().inputSlots), ctx);
+        if (Status st = dispatch::SelectKernel(planned->plan, ctx, &planned->kernel); !st.ok()) return st;
+        // The kernel's scratch is sized here for the context's threads; Execute allocates nothing.
+        planned->threads = core::ResolveThreads(ctx.threads);
+        planned->workspaceBytes = planned->kernel->workspaceBytes(planned->plan, planned->threads);
+        planned->ownWorkspace.resize(planned->workspaceBytes);
+        *out = std::move(planned);
+        return Status::Ok();
+    }
 
     Param param_;
     Platform platform_;

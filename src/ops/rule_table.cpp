@@ -14,7 +14,7 @@ using rules::RuleInfo;
 using rules::Stage;
 
 // Rules the operation API enforces outside the rule stages.
-const std::array<RuleInfo, 5> kApiRules = {{
+const std::array<RuleInfo, 6> kApiRules = {{
     {"call.create.out_pointer", "*", Stage::kParam, ProfileSet::All(), ERROR_INVALID_OPERATION_ADDR,
      "CreateOperation gets a non-null out-pointer", "ATB include/atb/operation.h"},
     {"call.execute.after_setup", "*", Stage::kDeviceValues, ProfileSet::All(), ERROR_INVALID_PARAM,
@@ -24,6 +24,8 @@ const std::array<RuleInfo, 5> kApiRules = {{
     {"call.concurrent_use", "*", Stage::kDeviceValues, ProfileSet::All(), ERROR_INVALID_OPERATION_ADDR,
      "Setup and Execute of one operation are not called from two threads at once (one operation per stream)",
      "ATB include/atb/operation.h; atbx docs/decisions.md Threads"},
+    {"call.setup.backend_known", "*", Stage::kParam, ProfileSet::All(), ERROR_INVALID_PARAM,
+     "the Context's backend is auto, ref or cpu", "atbx include/atbx/context.h"},
     {"dispatch.cpu.unsupported", "*", Stage::kDeviceValues, ProfileSet::All(), ERROR_OPERATION_NULL_RUNNER,
      "the requested backend has a kernel for the call (the reference supports every call)",
      "atbx DESIGN.md dispatch"},
@@ -48,6 +50,7 @@ std::string EscapePipes(std::string_view text) {
 
 std::vector<const RuleInfo*> AllRules() {
     std::vector<const RuleInfo*> all;
+    all.push_back(&rules::PlatformRule().info);
     Append(&all, rules::CommonRules());
     Append(&all, pa::PagedAttentionSpec::Rules());
     Append(&all, sa::SelfAttentionSpec::Rules());

@@ -9,6 +9,15 @@ using S = CallSubject;
 
 constexpr std::string_view kAtbTypes = "ATB include/atb/types.h (Dims, Tensor)";
 
+Verdict PlatformKnown(const S& s) {
+    const int value = static_cast<int>(s.platform);
+    return Require(
+        value >= 0 && value < kPlatformCount,
+        "platform must be one of the four profiles (0 atlas-a2, 1 atlas-inference, 2 atlas-training, "
+        "3 atlas-350), got unknown platform ",
+        value);
+}
+
 Verdict InputCount(const S& s) {
     return Require(s.inputs.size() == s.inputSlots.size(), "expected ", s.inputSlots.size(),
                    " input tensors for this param, got ", s.inputs.size());
@@ -109,6 +118,14 @@ Verdict DataSize(const S& s) {
     return CheckSizes(s.pack->outTensors, &S::OutputLabel, s);
 }
 
+// Runs before every other rule: every rule's profile set is looked up by the platform.
+const Rule<S> kPlatformRule = {
+    {"call.param.platform_known", "*", Stage::kParam, ProfileSet::All(), ERROR_INVALID_PARAM,
+     "the platform (CreateOperation's, the Context's) is one of "
+     "the four profiles",
+     "atbx include/atbx/platform.h"},
+    PlatformKnown};
+
 const std::array<Rule<S>, 8> kRules = {{
     {{"call.count.inputs", "*", Stage::kTensorCount, ProfileSet::All(), ERROR_INVALID_IN_TENSOR_NUM,
       "the number of input tensors equals GetInputNum() for the param", "ATB framework: input count check"},
@@ -141,6 +158,10 @@ const std::array<Rule<S>, 8> kRules = {{
 
 std::span<const Rule<CallSubject>> CommonRules() {
     return kRules;
+}
+
+const Rule<CallSubject>& PlatformRule() {
+    return kPlatformRule;
 }
 
 }  // namespace atbx::rules

@@ -11,6 +11,8 @@
 namespace atbx::rules {
 
 std::span<const Rule<CallSubject>> CommonRules();
+// call.param.platform_known: checked before any stage, since every rule's profiles are looked up by platform.
+const Rule<CallSubject>& PlatformRule();
 
 }  // namespace atbx::rules
 

@@ -46,7 +46,11 @@ class ProfileSet {
     static constexpr ProfileSet AllBut(std::initializer_list<Platform> excluded) {
         return ProfileSet(static_cast<uint8_t>(0xFu & ~ProfileSet(excluded).bits_));
     }
-    constexpr bool Contains(Platform p) const { return (bits_ & Bit(p)) != 0; }
+    // False for a value outside the four profiles (call.param.platform_known reports it).
+    constexpr bool Contains(Platform p) const {
+        const int value = static_cast<int>(p);
+        return value >= 0 && value < kPlatformCount && (bits_ & Bit(p)) != 0;
+    }
     // "atlas-a2, atlas-350" or "all".
     std::string ToString() const;
 

@@ -25,13 +25,17 @@ void CheckStage(Stage stage, std::span<const Rule<Subject>> own, const Subject& 
         run(rule);
 }
 
-// Runs stages [first, last]. Before each stage, prepare(stage, subject) may fill in what the stage needs
-// (inferred outputs, host values) and return a violation-free status or an error that stops validation.
-// Returns the violations of the first failing stage (empty when every stage passed).
+// Runs stages [first, last], after checking the platform. Before each stage, prepare(stage, subject) may fill
+// in what the stage needs (inferred outputs, host values) and return a violation-free status or an error that
+// stops validation. Returns the violations of the first failing stage (empty when every stage passed).
 template <class Subject, class Prepare>
 std::vector<Violation> RunStages(Stage first, Stage last, std::span<const Rule<Subject>> own,
                                  Subject& subject, Prepare&& prepare) {
     std::vector<Violation> violations;
+    if (Verdict verdict = PlatformRule().check(subject)) {
+        violations.push_back({&PlatformRule().info, std::move(*verdict)});
+        return violations;
+    }
     for (int s = static_cast<int>(first); s <= static_cast<int>(last); ++s) {
         const auto stage = static_cast<Stage>(s);
         prepare(stage, subject);

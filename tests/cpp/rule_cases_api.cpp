@@ -94,6 +94,26 @@ Status SetupWhileAnotherThreadExecutes(TestCall& c) {
     return st;
 }
 
+Status SetupWithUnknownBackend(TestCall& c) {
+    const VariantPack pack = c.Pack();
+    Context context{c.platform, 1, static_cast<Backend>(7)};
+    uint64_t workspaceSize = 0;
+    return Create(c)->Setup(pack, workspaceSize, &context);
+}
+
+// A Context whose platform is none of the profiles, with a block id past the caches: validation must not
+// be switched off (no rule's profile set contains such a platform), so nothing is read with the block id.
+Status SetupWithUnknownContextPlatform(TestCall& c) {
+    Elements<int32_t>(c.In("blockTables"))[0] = 1 << 30;
+    const VariantPack pack = c.Pack();
+    Context context{static_cast<Platform>(9), 1, Backend::kReference};
+    uint64_t workspaceSize = 0;
+    const std::unique_ptr<Operation> op = Create(c);
+    const Status setup = op->Setup(pack, workspaceSize, &context);
+    if (setup.ok()) return op->Execute(pack, nullptr, 0, &context);
+    return setup;
+}
+
 }  // namespace
 
 std::vector<RuleCase> ApiRuleCases() {
@@ -105,6 +125,9 @@ std::vector<RuleCase> ApiRuleCases() {
          ExecuteWithShortWorkspace},
         {"call.concurrent_use", ERROR_INVALID_OPERATION_ADDR, "", LongDecode, Unchanged,
          SetupWhileAnotherThreadExecutes},
+        {"call.param.platform_known", ERROR_INVALID_PARAM, "context", Decode, Unchanged,
+         SetupWithUnknownContextPlatform},
+        {"call.setup.backend_known", ERROR_INVALID_PARAM, "", Decode, Unchanged, SetupWithUnknownBackend},
         {"dispatch.cpu.unsupported", ERROR_OPERATION_NULL_RUNNER, "", Decode, Unchanged, SetupWithNoCpuPath},
     };
 }

@@ -13,6 +13,12 @@ TestCall Decode() {
 
 std::vector<RuleCase> CommonRuleCases() {
     return {
+        {"call.param.platform_known", ERROR_INVALID_PARAM, "four", Decode,
+         [](TestCall& c) { c.platform = static_cast<Platform>(kPlatformCount); }},
+        {"call.param.platform_known", ERROR_INVALID_PARAM, "negative", Decode,
+         [](TestCall& c) { c.platform = static_cast<Platform>(-1); }},
+        {"call.param.platform_known", ERROR_INVALID_PARAM, "shift_width", Decode,
+         [](TestCall& c) { c.platform = static_cast<Platform>(40); }},
         {"call.count.inputs", ERROR_INVALID_IN_TENSOR_NUM, "", Decode,
          [](TestCall& c) { c.inputs.pop_back(); }},
         {"call.count.outputs", ERROR_INVALID_TENSOR_NUM, "", Decode,

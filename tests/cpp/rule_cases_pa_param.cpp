@@ -1,4 +1,6 @@
 // PagedAttention param rule cases: a valid call and the param change that breaks only that rule.
+#include <limits>
+
 #include "support/pa_case_helpers.h"
 #include "support/rule_case.h"
 
@@ -20,6 +22,10 @@ std::vector<RuleCase> CommonAndProfileCases() {
         Param("pa.param.kv_head_num_non_negative", "", "a2.decode", [](P& p) { p.kvHeadNum = -1; }),
         Param("pa.param.head_num_divisible", "", "a2.decode", [](P& p) { p.kvHeadNum = 3; }),
         Param("pa.param.head_num_divisible", "more_kv_heads", "a2.decode", [](P& p) { p.kvHeadNum = 16; }),
+        Param("pa.param.scales_finite", "qk_scale_inf", "a2.decode",
+              [](P& p) { p.qkScale = std::numeric_limits<float>::infinity(); }),
+        Param("pa.param.scales_finite", "q_scale_nan", "a2.decode.q_scale",
+              [](P& p) { p.qScale = std::numeric_limits<float>::quiet_NaN(); }),
         Param("pa.param.mask_type_range", "", "a2.decode",
               [](P& p) { p.maskType = static_cast<P::MaskType>(6); }),
         Param("pa.param.quant_type_range", "", "a2.decode",

@@ -170,8 +170,6 @@ std::vector<RuleCase> ParamCases() {
          WithParam([](Param& p) { p.kvCacheCfg = Param::K_CACHE_V_BYPASS; })},
         {"rac.param.key_only_platform", kCode, "training", NzTraining,
          WithParam([](Param& p) { p.kvCacheCfg = Param::K_CACHE_V_BYPASS; })},
-        {"rac.param.key_only_atlas_350", kCode, "", NdAtlas350,
-         WithParam([](Param& p) { p.kvCacheCfg = Param::K_CACHE_V_BYPASS; })},
         {"rac.param.nz_cfg_platform", kCode, "atlas_350", NdAtlas350,
          WithParam([](Param& p) { p.kvCacheCfg = Param::K_CACHE_V_CACHE_NZ; })},
         {"rac.param.nz_cfg_platform", kCode, "inference", NzInference,

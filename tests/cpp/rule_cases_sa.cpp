@@ -1,5 +1,7 @@
 // SelfAttention rule cases, param stage: the param rules, the mode requirements and what each platform
 // profile does not support. Each case takes a valid call of the catalogue and changes one param field.
+#include <limits>
+
 #include "support/rule_case.h"
 #include "support/sa_edits.h"
 
@@ -27,6 +29,14 @@ std::vector<RuleCase> CommonCases() {
              [](P& p) { p.calcType = static_cast<P::CalcType>(5); }),
         Case("sa.param.kernel_type_range", "", "pa_encoder",
              [](P& p) { p.kernelType = static_cast<P::KernelType>(3); }),
+        Case("sa.param.scales_finite", "qk_scale_nan", "pa_encoder",
+             [](P& p) { p.qkScale = std::numeric_limits<float>::quiet_NaN(); }),
+        Case("sa.param.scales_finite", "q_scale_inf", "fa_encoder",
+             [](P& p) { p.qScale = std::numeric_limits<float>::infinity(); }),
+        Case("sa.param.scales_finite", "clamp_min_inf", "fa_clamp_qscale",
+             [](P& p) { p.clampMin = -std::numeric_limits<float>::infinity(); }),
+        Case("sa.param.scales_finite", "clamp_max_nan", "fa_clamp_qscale",
+             [](P& p) { p.clampMax = std::numeric_limits<float>::quiet_NaN(); }),
         Case("sa.param.mask_type_range", "", "pa_encoder",
              [](P& p) { p.maskType = static_cast<P::MaskType>(10); }),
         Case("sa.param.clamp_type_range", "", "fa_encoder",

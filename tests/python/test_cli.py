@@ -159,6 +159,7 @@ def test_unsupported_npy_dtype(atbx, tmp_path):
     (lambda c: c["param"].update(headNumber=4), "unknown param field 'headNumber'"),
     (lambda c: c["param"].update(headNum="4"), "must be an integer"),
     (lambda c: c["param"].update(qkScale="x"), "must be a number"),
+    (lambda c: c["param"].update(qkScale=1e39), "'qkScale' must be a number that fits a float"),
     (lambda c: c["param"].update(headNum=2 ** 40), "fits its field"),
     (lambda c: c.update(extra=1), "unknown key \"extra\""),
     (lambda c: c["inputs"][1].update(dtype="float8"), "unknown dtype"),

@@ -26,15 +26,18 @@ std::vector<double> Reference(const DemoCase& demo, int threads) {
     return kernels::ref::ComputeAttention(Spec::BuildPlan(validation.subject()), threads);
 }
 
-double MedianSeconds(Operation& op, const VariantPack& pack, Context& context, int iterations) {
+// Median wall time of `iterations` Executes into *median; the first failing Execute stops the timing.
+Status MedianSeconds(Operation& op, const VariantPack& pack, Context& context, int iterations,
+                     double* median) {
     std::vector<double> times;
     for (int i = 0; i < iterations; ++i) {
         const auto start = std::chrono::steady_clock::now();
-        op.Execute(pack, nullptr, 0, &context);
+        if (Status st = op.Execute(pack, nullptr, 0, &context); !st.ok()) return st;
         times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     std::nth_element(times.begin(), times.begin() + iterations / 2, times.end());
-    return times[iterations / 2];
+    *median = times[iterations / 2];
+    return Status::Ok();
 }
 
 }  // namespace
@@ -69,7 +72,11 @@ int DemoCommand(const DemoOptions& options) {
         verify::CheckPrecision(demo.pack.outTensors[0].deviceData, ACL_FLOAT16, reference, epsilon);
     std::cout << "check against the float64 reference: " << report.Summary() << '\n';
 
-    const double seconds = MedianSeconds(*op, demo.pack, context, options.iterations);
+    double seconds = 0;
+    if (st = MedianSeconds(*op, demo.pack, context, options.iterations, &seconds); !st.ok()) {
+        std::cerr << "error: " << st.ToString() << '\n';
+        return kExitRule;
+    }
     const double ceiling = perf::MeasureReadBandwidth(int64_t{1} << 30, options.threads, 3);
     const double achieved = static_cast<double>(demo.kvBytesRead) / seconds;
     std::cout << "time: " << seconds * 1e3 << " ms per decode step (median of " << options.iterations << "), "

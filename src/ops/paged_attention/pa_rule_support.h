@@ -4,10 +4,14 @@
 #ifndef ATBX_OPS_PAGED_ATTENTION_PA_RULE_SUPPORT_H
 #define ATBX_OPS_PAGED_ATTENTION_PA_RULE_SUPPORT_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "atbx/platform.h"
+#include "atbx/status.h"
 #include "ops/paged_attention/pa_rules.h"
+#include "rules/rule.h"
 
 namespace atbx::ops::pa {
 

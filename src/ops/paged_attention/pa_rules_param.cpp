@@ -2,6 +2,9 @@
 // which features each platform profile has (docs/spec/paged_attention.md 4.1 common and device checks, 4.7;
 // the seed; docs/spec/DECISIONS.md profiles).
 
+#include <cmath>
+#include <utility>
+
 #include "ops/paged_attention/pa_rule_support.h"
 
 namespace atbx::ops::pa {
@@ -27,6 +30,15 @@ Verdict HeadNumDivisible(const S& s) {
     if (p.kvHeadNum <= 0 || p.headNum <= 0) return Pass();
     return Require(p.headNum % p.kvHeadNum == 0, "headNum must be a multiple of kvHeadNum, got headNum ",
                    p.headNum, " and kvHeadNum ", p.kvHeadNum);
+}
+
+// A non-finite scale makes every score NaN (docs/spec/DECISIONS.md numeric semantics); no caller means it.
+Verdict ScalesFinite(const S& s) {
+    for (const auto& [name, value] :
+         {std::pair{"qkScale", s.param->qkScale}, std::pair{"qScale", s.param->qScale}}) {
+        if (!std::isfinite(value)) return Fail(name, " must be a finite float, got ", value);
+    }
+    return Pass();
 }
 
 Verdict MaskTypeRange(const S& s) {
@@ -175,6 +187,8 @@ std::vector<PaRule> ParamRules() {
              "seed: 'To use the GQA mode, the following conditions must be met: headNum > kvHeadNum and "
              "headNum%kvHeadNum == 0'; docs/spec/paged_attention.md 4.1 common",
              HeadNumDivisible),
+        rule("pa.param.scales_finite", kAll, "qkScale and qScale are finite",
+             "atbx: a NaN or infinite scale makes every output NaN; docs/decisions.md", ScalesFinite),
         rule("pa.param.mask_type_range", kAll, "maskType in [0, 5]", kNotRangeChecked, MaskTypeRange),
         rule("pa.param.quant_type_range", kAll, "quantType in [0, 3]", kNotRangeChecked, QuantTypeRange),
         rule("pa.param.calc_type_range", kAll, "calcType in {0, 1}", kNotRangeChecked, CalcTypeRange),

@@ -3,12 +3,11 @@
 #ifndef ATBX_OPS_PAGED_ATTENTION_PA_SUBJECT_H
 #define ATBX_OPS_PAGED_ATTENTION_PA_SUBJECT_H
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "atbx/infer_op_params.h"
-#include "rules/call_subject.h"
+#include "rules/role_subject.h"
 
 namespace atbx::ops::pa {
 
@@ -37,21 +36,13 @@ enum class Input : uint8_t {
 
 const char* InputName(Input input);
 
-struct PaSubject : rules::CallSubject {
+struct PaSubject : rules::RoleSubject<Input> {
     const Param* param = nullptr;
-    std::array<int, static_cast<size_t>(Input::kCount)> index{};  // position of each role, -1 when absent
 
     // Host values, loaded before Stage::kHostValues.
     std::vector<int32_t> contextLens;
     std::vector<int32_t> qSeqLen;
     std::vector<int32_t> batchRunStatus;
-
-    bool Has(Input input) const { return index[static_cast<size_t>(input)] >= 0; }
-    int IndexOf(Input input) const { return index[static_cast<size_t>(input)]; }
-    const TensorDesc& Desc(Input input) const { return inputs[IndexOf(input)]; }
-    int64_t Dim(Input input, int d) const { return Desc(input).shape.dims[d]; }
-    uint64_t Rank(Input input) const { return Desc(input).shape.dimNum; }
-    const void* Data(Input input) const { return InputData(IndexOf(input)); }
 
     // Derived quantities; valid once the ranks are checked (Stage::kShape on).
     bool Mla() const { return param->mlaVHeadSize > 0; }

@@ -2,18 +2,10 @@
 #include <algorithm>
 
 #include "ops/reshape_and_cache/rac_dtype_table.h"
-#include "ops/reshape_and_cache/rac_rules.h"
+#include "ops/reshape_and_cache/rac_rule_support.h"
 
 namespace atbx::ops::rac {
 namespace {
-
-using rules::Fail;
-using rules::Pass;
-using rules::ProfileSet;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = RacSubject;
 
 constexpr Input kIndexInputs[] = {Input::kSlotMapping, Input::kWins, Input::kSeqLen, Input::kOffsetIndex};
 constexpr Input kNdInputs[] = {Input::kKey,  Input::kValue,  Input::kSlotMapping,
@@ -94,7 +86,6 @@ Verdict Float16OnNzProducts(const S& s) {
     return Pass();
 }
 
-constexpr const char* kOp = "ReshapeAndCache";
 constexpr const char* kIni = "ATB ops_configs/atb_ops_info.ini [ReshapeAndCacheOperation*]";
 
 }  // namespace

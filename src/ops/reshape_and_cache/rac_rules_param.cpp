@@ -1,15 +1,9 @@
 // ReshapeAndCache param rules (CreateOperation): docs/spec/self_attention.md 1.3 and 4.3.
 
-#include "ops/reshape_and_cache/rac_rules.h"
+#include "ops/reshape_and_cache/rac_rule_support.h"
 
 namespace atbx::ops::rac {
 namespace {
-
-using rules::ProfileSet;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = RacSubject;
 
 Verdict RsvZero(const S& s) {
     return rules::RequireReservedZero(s.param->rsv);
@@ -37,7 +31,7 @@ Verdict CompressOnlyOnA2(const S& s) {
 Verdict NoKeyOnly(const S& s) {
     return Require(s.param->kvCacheCfg != Param::K_CACHE_V_BYPASS,
                    "kvCacheCfg K_CACHE_V_BYPASS (1) is not supported on ", PlatformName(s.platform),
-                   ": the key-only cache needs Atlas A2");
+                   ": the key-only cache needs Atlas A2 or Atlas 350");
 }
 
 Verdict NzCfgOnlyOnA2(const S& s) {
@@ -59,7 +53,6 @@ Verdict NzCfgWithoutCompress(const S& s) {
                    static_cast<int>(s.param->compressType));
 }
 
-constexpr const char* kOp = "ReshapeAndCache";
 constexpr ErrorType kCode = ERROR_INVALID_PARAM;
 
 }  // namespace
@@ -88,16 +81,6 @@ std::vector<RacRule> ParamRules() {
           kCode,
           "kvCacheCfg != K_CACHE_V_BYPASS",
           "docs/spec/self_attention.md 4.3 (non-A2, non-950); CSV row 23"},
-         NoKeyOnly},
-        {{"rac.param.key_only_atlas_350",
-          kOp,
-          Stage::kParam,
-          {Platform::kAtlas350},
-          kCode,
-          "kvCacheCfg != K_CACHE_V_BYPASS",
-          "docs/spec/self_attention.md 4.3 (950 CSV rejects SISO): CSV rows 53-56; docs/spec/DECISIONS.md "
-          "(Atlas 350: basic use "
-          "cases only); docs/decisions.md ReshapeAndCache"},
          NoKeyOnly},
         {{"rac.param.nz_cfg_platform", kOp, Stage::kParam, kNotA2, kCode,
           "kvCacheCfg != K_CACHE_V_CACHE_NZ (FRACTAL_NZ caches with cfg 2 are Atlas A2's)",

@@ -1,17 +1,9 @@
 // ReshapeAndCache rank and shape rules: ATB's DimCheck, DimCheckSISO, KVCacheDimCheck910B/310P/910BNZ and the
 // kernel's own shape checks (docs/spec/self_attention.md 4.3).
-#include "ops/reshape_and_cache/rac_rules.h"
+#include "ops/reshape_and_cache/rac_rule_support.h"
 
 namespace atbx::ops::rac {
 namespace {
-
-using rules::Fail;
-using rules::Pass;
-using rules::ProfileSet;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = RacSubject;
 
 std::string ShapeOf(const S& s, Input input) {
     return ShapeToString(s.Desc(input).shape);
@@ -179,7 +171,6 @@ Verdict RopeOffsetLength(const S& s) {
     return PerHeadLength(s, Input::kOffsetIndex);
 }
 
-constexpr const char* kOp = "ReshapeAndCache";
 constexpr const char* kDimCheck = "docs/spec/self_attention.md 4.3 DimCheck";
 
 }  // namespace

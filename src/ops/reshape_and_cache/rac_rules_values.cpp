@@ -3,19 +3,11 @@
 // docs/spec/self_attention.md 4.2).
 #include <algorithm>
 
-#include "ops/reshape_and_cache/rac_rules.h"
+#include "ops/reshape_and_cache/rac_rule_support.h"
 #include "ops/reshape_and_cache/rac_windows.h"
 
 namespace atbx::ops::rac {
 namespace {
-
-using rules::Fail;
-using rules::Pass;
-using rules::ProfileSet;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = RacSubject;
 
 // Cache rows [slot, slot + rows) written from slotMapping[index].
 struct SlotRun {
@@ -124,8 +116,6 @@ Verdict OffsetRange(const S& s) {
     }
     return Pass();
 }
-
-constexpr const char* kOp = "ReshapeAndCache";
 
 }  // namespace
 

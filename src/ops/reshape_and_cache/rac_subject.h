@@ -2,13 +2,12 @@
 #ifndef ATBX_OPS_RESHAPE_AND_CACHE_RAC_SUBJECT_H
 #define ATBX_OPS_RESHAPE_AND_CACHE_RAC_SUBJECT_H
 
-#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "atbx/infer_op_params.h"
-#include "rules/call_subject.h"
+#include "rules/role_subject.h"
 
 namespace atbx::ops::rac {
 
@@ -33,16 +32,9 @@ const char* InputName(Input input);
 constexpr int64_t kNzTile = 16;
 constexpr int64_t kNzTileInt8 = 32;
 
-struct RacSubject : rules::CallSubject {
+struct RacSubject : rules::RoleSubject<Input> {
     const Param* param = nullptr;
-    std::array<int, static_cast<size_t>(Input::kCount)> index{};  // position of each role, -1 when absent
 
-    bool Has(Input input) const { return index[static_cast<size_t>(input)] >= 0; }
-    int IndexOf(Input input) const { return index[static_cast<size_t>(input)]; }
-    const TensorDesc& Desc(Input input) const { return inputs[IndexOf(input)]; }
-    int64_t Dim(Input input, int d) const { return Desc(input).shape.dims[d]; }
-    uint64_t Rank(Input input) const { return Desc(input).shape.dimNum; }
-    const void* Data(Input input) const { return InputData(IndexOf(input)); }
     // A 1-D int32 device tensor's values; readable from Stage::kDeviceValues on (its dtype, rank, length and
     // size are checked by then).
     std::span<const int32_t> Values(Input input) const {

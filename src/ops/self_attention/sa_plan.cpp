@@ -12,7 +12,7 @@ using planning::Geometry;
 
 // logit = clamp(q.k * qkScale [* logN], clampMin, clampMax) (docs/spec/self_attention.md 3.1 steps 4-6). logN
 // is per batch for DECODER and per query row inside the batch otherwise.
-plan::ScalePolicy ScaleOf(const SaSubject& s) {
+plan::ScalePolicy ScalePolicyFor(const SaSubject& s) {
     const Param& p = *s.param;
     plan::ScalePolicy scale;
     scale.qkScale = p.qkScale;
@@ -31,7 +31,7 @@ plan::ScalePolicy ScaleOf(const SaSubject& s) {
 
 // int8 q, k and v (PA_ENCODER): descales per query head, SelfAttention's P quantisation
 // (docs/spec/self_attention.md 3.8).
-plan::QuantPolicy QuantOf(const SaSubject& s) {
+plan::QuantPolicy QuantPolicyFor(const SaSubject& s) {
     plan::QuantPolicy quant;
     if (!s.QkvQuant()) return quant;
     const bool online = s.param->quantType == Param::TYPE_QUANT_QKV_ONLINE;
@@ -55,8 +55,8 @@ WorkItem ZeroRows(const Geometry& g, const AttentionPlan& plan, const BatchSpan&
 }
 
 // One item per (batch, kv head): the kv head's group of query heads (consecutive grouping), all query rows.
-std::vector<WorkItem> ItemsOf(const Geometry& g, const AttentionPlan& plan,
-                              const std::vector<BatchSpan>& spans) {
+std::vector<WorkItem> MakeItems(const Geometry& g, const AttentionPlan& plan,
+                                const std::vector<BatchSpan>& spans) {
     const int64_t group = g.heads / g.kvHeads;
     std::vector<WorkItem> items;
     for (const BatchSpan& span : spans) {
@@ -108,11 +108,11 @@ AttentionPlan BuildPlan(const SaSubject& s) {
     if (s.mode != Mode::kPaEncoder && s.param->qScale != 1.0f) plan.qPreScale = s.param->qScale;
     plan.key = planning::KeySource(s, g);
     plan.value = planning::ValueSource(s, g);
-    plan.scale = ScaleOf(s);
-    plan.mask = planning::MaskOf(s);
-    plan.quant = QuantOf(s);
+    plan.scale = ScalePolicyFor(s);
+    plan.mask = planning::MaskPolicyFor(s);
+    plan.quant = QuantPolicyFor(s);
     plan.preWrites = planning::CacheWrites(s, g, spans);
-    plan.items = ItemsOf(g, plan, spans);
+    plan.items = MakeItems(g, plan, spans);
     return plan;
 }
 

@@ -54,7 +54,7 @@ plan::KvSource ValueSource(const SaSubject& s, const Geometry& g);
 // [layerId][b][tokenOffset - seqLen + t].
 plan::CacheWritePlan CacheWrites(const SaSubject& s, const Geometry& g, const std::vector<BatchSpan>& spans);
 
-plan::MaskPolicy MaskOf(const SaSubject& s);
+plan::MaskPolicy MaskPolicyFor(const SaSubject& s);
 
 // Atlas inference and Atlas training products: FRACTAL_NZ caches, token rows padded to 16.
 bool NzProduct(const SaSubject& s);

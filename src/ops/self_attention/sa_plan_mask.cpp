@@ -39,7 +39,7 @@ bool FlagMask(const SaSubject& s) {
 // [X, cols / 16, rows, 16]. X is 1 (shared), B (per batch), H (per head) or B * H; where B == H, an alibi
 // mask is read per head and any other per batch, as ATB's kernels read 3-D masks. Flags apply only to masks
 // without a head dim (DECISIONS 12).
-TensorMask TensorMaskOf(const SaSubject& s, bool alibi, bool flags) {
+TensorMask TensorMaskFor(const SaSubject& s, bool alibi, bool flags) {
     const TensorDesc& desc = s.Desc(Input::kMask);
     const int64_t* d = desc.shape.dims;
     const int rank = static_cast<int>(desc.shape.dimNum);
@@ -139,16 +139,16 @@ plan::MaskPolicy CompressedAlibi(const SaSubject& s) {
 
 }  // namespace
 
-plan::MaskPolicy MaskOf(const SaSubject& s) {
+plan::MaskPolicy MaskPolicyFor(const SaSubject& s) {
     const Param& p = *s.param;
     switch (p.maskType) {
         case Param::MASK_TYPE_UNDEFINED:
             return plan::NoMask{};
         case Param::MASK_TYPE_NORM:
             if (CompressedNorm(s)) return CausalFromTile(s, 0, FlagMask(s));
-            return TensorMaskOf(s, false, FlagMask(s));
+            return TensorMaskFor(s, false, FlagMask(s));
         case Param::MASK_TYPE_ALIBI:
-            return TensorMaskOf(s, true, false);
+            return TensorMaskFor(s, true, false);
         case Param::MASK_TYPE_NORM_COMPRESS:
             return CausalFromTile(s, 0, FlagMask(s));
         case Param::MASK_TYPE_ALIBI_COMPRESS:
@@ -158,7 +158,7 @@ plan::MaskPolicy MaskOf(const SaSubject& s) {
         case Param::MASK_TYPE_SLIDING_WINDOW_NORM:
             // DECODER takes no mask tensor: the window restricts the keys (sa_plan_batches.cpp).
             if (!s.Has(Input::kMask)) return plan::NoMask{};
-            return TensorMaskOf(s, false, FlagMask(s));
+            return TensorMaskFor(s, false, FlagMask(s));
         case Param::MASK_TYPE_SLIDING_WINDOW_COMPRESS:
             return CausalFromTile(s, p.windowSize, FlagMask(s));
         case Param::MASK_TYPE_CAUSAL_MASK: {

@@ -3,18 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "ops/self_attention/sa_geometry.h"
-#include "ops/self_attention/sa_rules.h"
+#include "ops/self_attention/sa_rule_support.h"
 
 namespace atbx::ops::sa {
 namespace {
-
-using rules::Fail;
-using rules::Pass;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = SaSubject;
 
 // Element i of an int32 (or uint32, read as int32: values above INT32_MAX turn negative) device tensor.
 int32_t ReadInt32(const S& s, Input input, int64_t i) {

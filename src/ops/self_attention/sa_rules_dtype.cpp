@@ -4,18 +4,10 @@
 // and platform dtypes of docs/spec/self_attention.md 5.3 (DtypeCheck, InferLogNCheck).
 #include <initializer_list>
 
-#include "ops/self_attention/sa_geometry.h"
-#include "ops/self_attention/sa_rules.h"
+#include "ops/self_attention/sa_rule_support.h"
 
 namespace atbx::ops::sa {
 namespace {
-
-using rules::Fail;
-using rules::Pass;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = SaSubject;
 
 bool IsHalf(aclDataType dtype) {
     return dtype == ACL_FLOAT16 || dtype == ACL_BF16;

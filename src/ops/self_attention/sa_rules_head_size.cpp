@@ -1,18 +1,10 @@
 // SelfAttention head-size rules: limits and equalities of the query, key and value head sizes
 // (docs/spec/self_attention.md 5.3 HeadSizeDimCheck910B/MaxHeadSizeCheck910B, HeadSizeDimCheck310P, the BNSD
 // and PREFIX_ENCODER checks; the seed's head-size sentence; docs/spec/DECISIONS.md 18).
-#include "ops/self_attention/sa_geometry.h"
-#include "ops/self_attention/sa_rules.h"
+#include "ops/self_attention/sa_rule_support.h"
 
 namespace atbx::ops::sa {
 namespace {
-
-using rules::Fail;
-using rules::Pass;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = SaSubject;
 
 constexpr int64_t kMaxHeadSize = 576;         // docs/spec/DECISIONS.md 18
 constexpr int64_t kRestrictedHeadSize = 256;  // quant, logN, BNSD, sliding window; atlas-inference/training

@@ -8,18 +8,10 @@
 #include <string>
 
 #include "core/str_cat.h"
-#include "ops/self_attention/sa_geometry.h"
-#include "ops/self_attention/sa_rules.h"
+#include "ops/self_attention/sa_rule_support.h"
 
 namespace atbx::ops::sa {
 namespace {
-
-using rules::Fail;
-using rules::Pass;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = SaSubject;
 
 constexpr int64_t kPrefixBlock = 128;
 

@@ -17,18 +17,10 @@
 //   ALIBI_COMPRESS_LEFT_ALIGN     [256, 256]
 //   SLIDING_WINDOW_COMPRESS       [512, 512]; FRACTAL_NZ [1, 32, 512, 16]
 // Sliding-window masks are 2-D on atlas-a2 and FRACTAL_NZ 4-D on atlas-inference.
-#include "ops/self_attention/sa_geometry.h"
-#include "ops/self_attention/sa_rules.h"
+#include "ops/self_attention/sa_rule_support.h"
 
 namespace atbx::ops::sa {
 namespace {
-
-using rules::Fail;
-using rules::Pass;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = SaSubject;
 
 constexpr int64_t kTriuTile = 128;
 constexpr int64_t kLongWindow = 2048;

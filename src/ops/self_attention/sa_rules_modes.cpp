@@ -4,17 +4,10 @@
 // source instead of repeated here (a repeated rule could never be violated alone).
 #include <cmath>
 
-#include "ops/self_attention/sa_geometry.h"
-#include "ops/self_attention/sa_rules.h"
+#include "ops/self_attention/sa_rule_support.h"
 
 namespace atbx::ops::sa {
 namespace {
-
-using rules::Pass;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = SaSubject;
 
 int Int(auto value) {
     return static_cast<int>(value);

@@ -1,19 +1,14 @@
 // SelfAttention param rules (CreateOperation): the ranges of the param's fields and the checks ATB makes for
 // every calcType (docs/spec/self_attention.md 5.1), the seed's GQA sentence, docs/spec/DECISIONS.md 14.
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
-#include "ops/self_attention/sa_geometry.h"
-#include "ops/self_attention/sa_rules.h"
+#include "ops/self_attention/sa_rule_support.h"
 
 namespace atbx::ops::sa {
 namespace {
-
-using rules::Pass;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = SaSubject;
 
 constexpr std::string_view kCreate = "docs/spec/self_attention.md 5.1 (CreateOperation)";
 
@@ -21,6 +16,16 @@ template <class E>
 Verdict InRange(const char* field, E value, int low, int high) {
     const int v = static_cast<int>(value);
     return Require(v >= low && v <= high, field, " must be in [", low, ", ", high, "], got ", v);
+}
+
+// A non-finite scale or clamp bound makes every score NaN; no caller means it.
+Verdict ScalesFinite(const S& s) {
+    const Param& p = *s.param;
+    for (const auto& [name, value] : {std::pair{"qkScale", p.qkScale}, std::pair{"qScale", p.qScale},
+                                      std::pair{"clampMin", p.clampMin}, std::pair{"clampMax", p.clampMax}}) {
+        if (!std::isfinite(value)) return rules::Fail(name, " must be a finite float, got ", value);
+    }
+    return Pass();
 }
 
 Verdict RsvZero(const S& s) {
@@ -163,6 +168,10 @@ std::vector<SaRule> ParamRules() {
                  "headNum%kvHeadNum == 0'; docs/spec/self_attention.md 5.1 (also PREFIX_ENCODER's headNum >= "
                  "kvHeadNum)",
                  GqaHeadNumDivisible),
+        MakeRule("sa.param.scales_finite", p, kAllProfiles, e,
+                 "qkScale, qScale, clampMin and clampMax are finite",
+                 "atbx: a NaN or infinite scale or clamp bound makes every output NaN; docs/decisions.md",
+                 ScalesFinite),
         MakeRule("sa.param.calc_type_range", p, kAllProfiles, e,
                  "calcType in [UNDEFINED (0), PREFIX_ENCODER (4)]",
                  "docs/spec/self_attention.md 1.1 (enum CalcType); docs/decisions.md", CalcTypeRange),

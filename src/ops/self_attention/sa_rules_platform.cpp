@@ -1,18 +1,10 @@
 // What each platform profile does not support (CreateOperation): docs/spec/self_attention.md 5.2
 // (DeviceParamCheck, ParamCheck950) and the seed's sentence on Atlas training products. Checks of 5.2 that
 // another rule already makes for the profile are named in that rule's source.
-#include "ops/self_attention/sa_geometry.h"
-#include "ops/self_attention/sa_rules.h"
+#include "ops/self_attention/sa_rule_support.h"
 
 namespace atbx::ops::sa {
 namespace {
-
-using rules::Pass;
-using rules::ProfileSet;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = SaSubject;
 
 Verdict LeftAlignA2Only(const S& s) {
     return Require(s.param->maskType != Param::MASK_TYPE_ALIBI_COMPRESS_LEFT_ALIGN,

@@ -6,19 +6,10 @@
 #include <initializer_list>
 #include <span>
 
-#include "ops/self_attention/sa_geometry.h"
-#include "ops/self_attention/sa_rules.h"
+#include "ops/self_attention/sa_rule_support.h"
 
 namespace atbx::ops::sa {
 namespace {
-
-using rules::Fail;
-using rules::Pass;
-using rules::ProfileSet;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = SaSubject;
 
 bool Flash(const S& s) {
     return s.mode == Mode::kFaCache || s.mode == Mode::kFaBypass;

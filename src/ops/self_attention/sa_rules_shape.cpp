@@ -1,18 +1,10 @@
 // SelfAttention shape rules: how the dims of q/k/v, caches, block tables and length tensors relate, per mode
 // (docs/spec/self_attention.md 2, 5.3). Head sizes and their limits are in sa_rules_head_size.cpp, masks in
 // sa_rules_mask.cpp.
-#include "ops/self_attention/sa_geometry.h"
-#include "ops/self_attention/sa_rules.h"
+#include "ops/self_attention/sa_rule_support.h"
 
 namespace atbx::ops::sa {
 namespace {
-
-using rules::Fail;
-using rules::Pass;
-using rules::Require;
-using rules::Stage;
-using rules::Verdict;
-using S = SaSubject;
 
 bool Flash(const S& s) {
     return s.mode == Mode::kFaCache || s.mode == Mode::kFaBypass;

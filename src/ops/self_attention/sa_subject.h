@@ -3,12 +3,11 @@
 #ifndef ATBX_OPS_SELF_ATTENTION_SA_SUBJECT_H
 #define ATBX_OPS_SELF_ATTENTION_SA_SUBJECT_H
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "atbx/infer_op_params.h"
-#include "rules/call_subject.h"
+#include "rules/role_subject.h"
 
 namespace atbx::ops::sa {
 
@@ -51,10 +50,9 @@ enum class Mode : uint8_t {
 
 Mode ModeOf(const Param& param);
 
-struct SaSubject : rules::CallSubject {
+struct SaSubject : rules::RoleSubject<Input> {
     const Param* param = nullptr;
     Mode mode = Mode::kFaCache;
-    std::array<int, static_cast<size_t>(Input::kCount)> index{};  // position of each role, -1 when absent
 
     // Host values, loaded before Stage::kHostValues. seqLen holds the query lengths; kvSeqLen the key lengths
     // (PREFIX_ENCODER's kvSeqLen, or row 1 of a [2, B] PA_ENCODER seqLen).
@@ -63,13 +61,6 @@ struct SaSubject : rules::CallSubject {
     std::vector<int32_t> tokenOffset;
     std::vector<int32_t> batchRunStatus;
     bool unsignedLengths = false;  // the length tensors are uint32 (read as int32 above)
-
-    bool Has(Input input) const { return index[static_cast<size_t>(input)] >= 0; }
-    int IndexOf(Input input) const { return index[static_cast<size_t>(input)]; }
-    const TensorDesc& Desc(Input input) const { return inputs[IndexOf(input)]; }
-    int64_t Dim(Input input, int d) const { return Desc(input).shape.dims[d]; }
-    uint64_t Rank(Input input) const { return Desc(input).shape.dimNum; }
-    const void* Data(Input input) const { return InputData(IndexOf(input)); }
 
     bool Mla() const { return param->mlaVHeadSize > 0; }
     bool Bnsd() const { return param->inputLayout == infer::TYPE_BNSD; }
