@@ -22,7 +22,7 @@ mkdir -p "$corpus" "$findings" "$scratch"
 rm -rf "$seeds"
 : > "$scratch/empty"
 ATBX_FUZZ_SEED_DIR="$seeds" TMPDIR="$scratch" "$binary" "$scratch/empty" >/dev/null 2>&1
-# One process, no leak of the run into other helpers' time: -jobs stays at 1; the OpenMP team at one thread.
+# One fuzzing process, and one OpenMP thread per call: a run uses one core, so CI's other stages keep theirs.
 export OMP_NUM_THREADS=1 TMPDIR="$scratch"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
