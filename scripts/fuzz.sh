@@ -26,8 +26,9 @@ ATBX_FUZZ_SEED_DIR="$seeds" TMPDIR="$scratch" "$binary" "$scratch/empty" >/dev/n
 export OMP_NUM_THREADS=1 TMPDIR="$scratch"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
-# Case files are kilobytes of JSON and .npy; a decoded call is a few dozen bytes.
+# Case files are kilobytes of JSON and .npy; a decoded call is a few dozen bytes. The timeout is generous: the
+# first input that names a large seed call builds its random tensors under ASan.
 max_len=256
 if [[ "$target" == case_reader ]]; then max_len=65536; fi
-"$binary" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -max_len="$max_len" -print_final_stats=1 \
+"$binary" -max_total_time="$seconds" -timeout=120 -rss_limit_mb=4096 -max_len="$max_len" -print_final_stats=1 \
     -artifact_prefix="$findings/" "$@" "$corpus" "$seeds"
