@@ -19,7 +19,8 @@ json ReadJson(const std::filesystem::path& path) {
     const std::vector<uint8_t> bytes = ReadFileBytes(path);
     try {
         return json::parse(bytes.begin(), bytes.end());
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
+        // parse_error, and out_of_range for a number no double holds ("1e999").
         throw IoError(StrCat(path.string(), ": malformed JSON: ", e.what()));
     }
 }
