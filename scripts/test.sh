@@ -29,6 +29,8 @@ done
 
 started=$SECONDS
 scripts/build.sh fuzz
+# Past findings first (tests/data/fuzz_regressions), then a short run of each target.
+if ! ctest --test-dir build/fuzz -R '^fuzz_regressions\.' --output-on-failure; then failed=$((failed + 1)); fi
 for target in case_reader validate_plan execute; do
     if scripts/fuzz.sh "$target" "${ATBX_FUZZ_SECONDS:-20}" > "build/fuzz/$target.log" 2>&1; then
         passed=$((passed + 1))

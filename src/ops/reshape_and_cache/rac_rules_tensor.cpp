@@ -1,5 +1,6 @@
 // ReshapeAndCache rank and shape rules: ATB's DimCheck, DimCheckSISO, KVCacheDimCheck910B/310P/910BNZ and the
 // kernel's own shape checks (docs/spec/self_attention.md 4.3).
+#include "core/saturating.h"
 #include "ops/reshape_and_cache/rac_rule_support.h"
 
 namespace atbx::ops::rac {
@@ -132,8 +133,9 @@ Verdict NzBlockSizeMultipleOf16(const S& s) {
 Verdict NzTiles(const S& s, Input cache, Input stored) {
     if (!s.NzCaches()) return Pass();
     const int64_t tile = s.NzTile(cache);
-    const int64_t channels = s.Dim(stored, 1) * s.Dim(stored, 2);
-    const bool ok = s.Dim(cache, 3) == tile && s.Dim(cache, 1) * tile == channels;
+    // Dims are not bounded yet in this stage: products saturate rather than overflow.
+    const int64_t channels = core::SaturatingMul(s.Dim(stored, 1), s.Dim(stored, 2));
+    const bool ok = s.Dim(cache, 3) == tile && core::SaturatingMul(s.Dim(cache, 1), tile) == channels;
     return Require(ok, InputName(cache), " must be [num_blocks, ", InputName(stored), " heads * head_size / ",
                    tile, " = ", channels, " / ", tile, ", block_size, ", tile, "], got ", ShapeOf(s, cache),
                    " for ", InputName(stored), ' ', ShapeOf(s, stored),
@@ -156,7 +158,7 @@ Verdict SlotMappingLength(const S& s) {
 // A compress input of B * Nh entries, one per (batch, head).
 Verdict PerHeadLength(const S& s, Input input) {
     if (!s.Has(input)) return Pass();
-    const int64_t want = s.Batch() * s.Heads();
+    const int64_t want = core::SaturatingMul(s.Batch(), s.Heads());
     return Require(s.Dim(input, 0) == want, InputName(input), ".dims[0] must be batch * heads = ", s.Batch(),
                    " * ", s.Heads(), " = ", want, " (seqLen.dims[0] * key.dims[1]), got ", s.Dim(input, 0));
 }

@@ -293,8 +293,9 @@ std::string Sample::Describe() const {
 std::optional<Sample> DrawValidSample(std::mt19937_64& rng, int attempts) {
     static const std::vector<PaValidCall>& pa = PaValidCalls();
     static const std::vector<SaValidCall> sa = SaValidCalls();
+    // The family is drawn once, so that one whose draws the rules reject more often keeps its share.
+    const uint64_t family = rng() % 5;  // PA 2/5, SA 2/5, RAC 1/5
     for (int attempt = 0; attempt < attempts; ++attempt) {
-        const uint64_t family = rng() % 5;  // PA 2/5, SA 2/5, RAC 1/5
         Sample sample = family < 2   ? DrawPa(pa[rng() % pa.size()], rng)
                         : family < 4 ? DrawSa(sa[rng() % sa.size()], rng)
                                      : DrawRac(rng);
