@@ -9,6 +9,9 @@
 #   libcli11-dev                          command-line parsing
 #   python3, python3-numpy, python3-pytest  independent NumPy goldens and CLI tests
 #   clang-format                          code format check
+#
+# Optional, for `atbx bench --peer torch` only: scripts/bench_setup.sh installs python3-torch and
+# libopenblas0-pthread (Debian packages) on top of these.
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build libgtest-dev nlohmann-json3-dev libcli11-dev
