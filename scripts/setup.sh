@@ -21,6 +21,9 @@
 # PyPI packages (into .venv, which also sees Debian's numpy, pytest and torch):
 #   nanobind, scikit-build-core           the Python extension and its build backend
 #   ml_dtypes                             NumPy's bfloat16 dtype
+#
+# Optional, for `atbx bench --peer torch` only: scripts/bench_setup.sh adds libopenblas0-pthread (PyTorch's
+# matmuls on an optimised BLAS, as a user's install would have).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -97,6 +97,7 @@ def check_document(doc, work):
         assert row["kv_gbs"] == pytest.approx(kv_bytes / seconds / 1e9, rel=1e-9)
         assert row["gflops"] == pytest.approx(flops / seconds / 1e9, rel=1e-9, abs=1e-12)
         assert row["bytes"] >= kv_bytes
+        assert row["rotated_bytes"] == row["layers"] * kv_bytes and (row["cold"] or row["layers"] == 1)
         roofline = max(row["bytes"] / (row["ceiling_gbs"] * 1e9), flops / (row["peak_gflops"] * 1e9))
         assert row["roofline_pct"] == pytest.approx(100 * roofline / seconds, rel=1e-9)
         assert row["limit"] == ("memory" if row["bytes"] / row["ceiling_gbs"] >= flops / row["peak_gflops"]

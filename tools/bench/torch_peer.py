@@ -21,7 +21,7 @@ import time
 import torch
 
 DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32, "fp16": torch.float16, "int8": torch.int8}
-SCORE_CHUNK_BYTES = 1 << 30  # prefill: query heads per score matrix chunk keep it under 1 GiB
+SCORE_CHUNK_BYTES = 1 << 30  # prefill: score matrices are computed in chunks of query heads under 1 GiB
 
 
 def element_size(dtype):
@@ -124,18 +124,25 @@ def prefill_seconds(request, compute):
     sequences = []
     for s in request["seq_lens"]:
         keys = prefix + s
+        # Query heads grouped by their kv head: q [Hk, G, S, D] against K [Hk, 1, keys, D] (broadcast over G).
         q = (torch.rand(hk, group, s, d) * 2 - 1).to(compute)
-        kv = (torch.rand(hk, keys, d if mla else d + dv) * 2 - 1).to(compute)
-        chunk = max(1, min(group, SCORE_CHUNK_BYTES // max(s * keys * 4, 1)))
+        kv = (torch.rand(hk, 1, keys, d if mla else d + dv) * 2 - 1).to(compute)
+        # Query heads per chunk (all of them when the fp32 scores fit in SCORE_CHUNK_BYTES).
+        chunk = max(1, min(h, SCORE_CHUNK_BYTES // max(s * keys * 4, 1)))
         sequences.append((q, kv, visible_mask(s, keys, prefix, window, compute), chunk))
 
     def step(_):
         for q, kv, mask, chunk in sequences:
-            for head in range(hk):
-                k = kv[head, :, :d]
-                v = kv[head, :, :dv] if mla else kv[head, :, d:]
-                for g in range(0, group, chunk):
-                    attention(q[head, g:g + chunk], k, v, scale, mask)
+            k = kv[..., :d]
+            v = kv[..., :dv] if mla else kv[..., d:]
+            if chunk >= group:
+                heads = chunk // group  # whole kv heads per chunk
+                for first in range(0, hk, heads):
+                    attention(q[first:first + heads], k[first:first + heads], v[first:first + heads], scale, mask)
+            else:
+                for head in range(hk):
+                    for g in range(0, group, chunk):
+                        attention(q[head, g:g + chunk], k[head], v[head], scale, mask)
 
     return time_calls(step, [None], request)
 

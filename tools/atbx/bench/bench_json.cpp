@@ -29,6 +29,7 @@ nlohmann::json RowJson(const RowResult& r) {
             {"threads", r.threads},
             {"cold", s.cold},
             {"layers", r.timing.layers},
+            {"rotated_bytes", r.timing.layers * s.kvBytes},
             {"runs", r.timing.runs},
             {"ms", r.timing.seconds * 1e3},
             {"kv_bytes", s.kvBytes},

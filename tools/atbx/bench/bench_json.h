@@ -1,8 +1,8 @@
 // The JSON document of `atbx bench --json FILE`:
 // {"machine": {"cpu", "isa", "threads", "read_gbs", "copy_gbs", "fma_gflops", "fma_gflops_by_path",
 //              "amx_gflops"|null, "llc_bytes", "buffer_bytes"},
-//  "rows": [{"op", "shape", "dtype", "kernel", "threads", "cold", "layers", "ms", "kv_bytes", "bytes",
-//  "flops",
+//  "rows": [{"op", "shape", "dtype", "kernel", "threads", "cold", "layers", "rotated_bytes", "ms",
+//  "kv_bytes", "bytes", "flops",
 //            "kv_gbs", "gflops", "roofline_pct", "limit", "ceiling_gbs", "peak_gflops",
 //            "peer": null|{"name", "ms", "kv_gbs", ...}}],
 //  "skipped": [{"op", "shape", "dtype", "cold", "reason"}]}

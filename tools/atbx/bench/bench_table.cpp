@@ -62,6 +62,9 @@ void PrintRowLine(std::ostream& out, const RowResult& r) {
     out << std::fixed << std::setprecision(2) << r.timing.kernel << ' ' << r.timing.seconds * 1e3 << " ms, "
         << r.kvGbs << " GB/s KV, " << r.gflops << " GFLOP/s, " << std::setprecision(1) << r.rooflinePct
         << " % of roofline (" << r.limit << ")";
+    if (r.spec->cold)
+        out << ", " << r.timing.layers << " layers (" << ((r.timing.layers * r.spec->kvBytes) >> 20)
+            << " MiB of KV)";
     if (r.peer.is_object()) out << std::setprecision(2) << "; peer " << PeerCell(r.peer);
     out << '\n';
 }
