@@ -8,5 +8,6 @@
 #include "atbx/platform.h"
 #include "atbx/status.h"
 #include "atbx/types.h"
+#include "atbx/version.h"
 
 #endif  // ATBX_ATBX_H
