@@ -49,9 +49,10 @@ def test_full_recompute_is_causal(shape):
     tokens = list(np.random.default_rng(2).integers(0, 40, 30))
     whole = full_recompute.full_recompute_logits(model, tokens, "fp16")
     prefix = full_recompute.full_recompute_logits(model, tokens[:17], "fp16")
-    assert np.array_equal(whole[:17], prefix)
+    # Equal up to BLAS summation order (matrices of other heights block differently).
+    assert np.max(np.abs(whole[:17] - prefix)) < 1e-3
     changed = full_recompute.full_recompute_logits(model, tokens[:16] + [(tokens[16] + 1) % 40], "fp16")
-    assert not np.allclose(changed[16], prefix[16])
+    assert np.max(np.abs(changed[16] - prefix[16])) > 0.1
 
 
 def serve(shape, dtype, seed=0, spec_k=3):
