@@ -67,7 +67,7 @@ def serve(shape, dtype, seed=0, spec_k=3):
 
     model = model_module.TinyTransformer(shape, layers=2, hidden=48, vocab=64, seed=seed)
 
-    def make_op(name, param):
+    def make_op(label, name, param):
         return atbx.Operation(name, param, platform="atlas-a2", backend="auto", threads=2)
 
     ops = AttentionOps(make_op, shape, dtype, 2, num_blocks=14, block_size=128, max_context=384,

@@ -111,7 +111,8 @@ class Scheduler:
     def prepare_write(self, seq, first, last):
         """Makes positions first..last of seq writable: blocks added or copied; returns the copies to make."""
         copies = []
-        for logical in range(first // self.blocks.block_size, min(len(seq.table), last // self.blocks.block_size + 1)):
+        size = self.blocks.block_size
+        for logical in range(first // size, min(len(seq.table), last // size + 1)):
             pair = self.blocks.make_writable(seq.table, logical)
             if pair:
                 copies.append(pair)
@@ -122,7 +123,9 @@ class Scheduler:
         return copies
 
     def slot(self, seq, position):
-        return seq.table[position // self.blocks.block_size] * self.blocks.block_size + position % self.blocks.block_size
+        """The cache row (block * block_size + offset) that holds seq's key and value at `position`."""
+        size = self.blocks.block_size
+        return seq.table[position // size] * size + position % size
 
     def retire(self):
         """Finished sequences leave the batch and release their blocks; returns them."""
