@@ -64,10 +64,10 @@ class Scheduler:
 
     def admit(self):
         """New sequences to prefill this step, in arrival order (one per request; forks come after prefill)."""
-        admitted, prefill_tokens = [], 0
+        admitted, prefill_tokens, forks = [], 0, 0
         while self.waiting:
             request = self.waiting[0]
-            if len(self.running) + request.samples > self.max_batch:
+            if len(self.running) + forks + request.samples > self.max_batch:
                 break
             if admitted and prefill_tokens + len(request.prompt) > self.max_prefill_tokens:
                 break
@@ -78,6 +78,7 @@ class Scheduler:
             self.running.append(seq)
             admitted.append(seq)
             prefill_tokens += len(request.prompt) - seq.cached_prefix
+            forks += request.samples - 1  # joins the batch after prefill
         return admitted
 
     def _try_reserve(self, request):
