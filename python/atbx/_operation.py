@@ -50,6 +50,10 @@ class Operation:
         self._handle = _atbx.Operation(op, json.dumps(dict(param or {}), default=_json_value), platform)
         self.backend = backend
         self.threads = threads
+        # Fixed by the param: read once, not on every call.
+        self._input_names = self._handle.input_names
+        self._output_names = self._handle.output_names
+        self._output_aliases = self._handle.output_aliases
 
     @property
     def op(self) -> str:
@@ -68,11 +72,11 @@ class Operation:
     @property
     def input_names(self) -> list[str]:
         """ATB's names of the inputs this param takes, in ATB order ("query", "keyCache", ...)."""
-        return self._handle.input_names
+        return list(self._input_names)
 
     @property
     def output_names(self) -> list[str]:
-        return self._handle.output_names
+        return list(self._output_names)
 
     @property
     def kernel(self) -> str:
@@ -80,7 +84,7 @@ class Operation:
         return self._handle.kernel
 
     def _label(self, index: int) -> str:
-        names = self.input_names
+        names = self._input_names
         return f"input {index} ({names[index]})" if index < len(names) else f"input {index}"
 
     def infer_shape(self, inputs: Sequence[Any], *, formats: Sequence[str | None] | None = None
@@ -117,24 +121,24 @@ class Operation:
             ValueError: an input is not C-contiguous, read-only or not in CPU memory.
         """
         args = self._array_args(inputs, formats)
-        aliases = self._handle.output_aliases
+        aliases = self._output_aliases
         specs = self._handle.infer_shape([(list(inputs[i].shape), a[1], a[2]) for i, a in enumerate(args)])
         if out is not None and len(out) != len(specs):
             raise ValueError(f"out has {len(out)} arrays; {self.op} with this param has {len(specs)} outputs "
-                             f"({', '.join(self.output_names)})")
+                             f"({', '.join(self._output_names)})")
         like_torch = len(inputs) > 0 and _arrays.is_torch(inputs[0])
         outputs = []
         for i, (shape, dtype, _) in enumerate(specs):
             given = out[i] if out is not None else None
             if aliases[i] >= 0:
                 if given is not None and given is not inputs[aliases[i]]:
-                    raise ValueError(f"output {i} ({self.output_names[i]}) is input {aliases[i]}, updated in "
+                    raise ValueError(f"output {i} ({self._output_names[i]}) is input {aliases[i]}, updated in "
                                      "place; pass None or that input as its out")
                 outputs.append(inputs[aliases[i]])
             else:
                 outputs.append(given if given is not None
                                else _arrays.empty_like_kind(like_torch, shape, _arrays.DTYPE_NAMES[dtype]))
-        out_args = [_arrays.array_arg(a, f"output {i} ({self.output_names[i]})", specs[i][2])
+        out_args = [_arrays.array_arg(a, f"output {i} ({self._output_names[i]})", specs[i][2])
                     for i, a in enumerate(outputs)]
         self._handle.run(args, out_args, self.backend, self.threads or 0)
         return outputs

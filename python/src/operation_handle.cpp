@@ -78,6 +78,9 @@ std::vector<std::string> SlotNames(const Slots& slots) {
 OperationHandle::OperationHandle(const std::string& op, const std::string& paramJson,
                                  const std::string& platform)
     : op_(op), param_(ParseParamJson(op, paramJson)), platform_(ParsePlatformName(platform)) {
+    inputNames_ = WithSpec(param_, [&]<class Spec>(const typename Spec::Param& p) {
+        return SlotNames(Spec::MakeSubject(p, platform_).inputSlots);
+    });
     Operation* raw = nullptr;
     Status st = std::visit([&](const auto& p) { return CreateOperation(p, &raw, platform_); }, param_);
     operation_.reset(raw);
@@ -90,12 +93,6 @@ std::string OperationHandle::ParamJson() const {
 
 std::string OperationHandle::PlatformName() const {
     return atbx::PlatformName(platform_);
-}
-
-std::vector<std::string> OperationHandle::InputNames() const {
-    return WithSpec(param_, [&]<class Spec>(const typename Spec::Param& p) {
-        return SlotNames(Spec::MakeSubject(p, platform_).inputSlots);
-    });
 }
 
 std::vector<std::string> OperationHandle::OutputNames() const {
@@ -117,8 +114,8 @@ std::vector<int> OperationHandle::InPlaceInputs() const {
 }
 
 std::string OperationHandle::InputLabel(size_t index) const {
-    const std::vector<std::string> names = InputNames();
-    return index < names.size() ? StrCat("input ", index, " (", names[index], ")") : StrCat("input ", index);
+    return index < inputNames_.size() ? StrCat("input ", index, " (", inputNames_[index], ")")
+                                      : StrCat("input ", index);
 }
 
 std::vector<DescArg> OperationHandle::InferShape(const std::vector<DescArg>& inputs) const {

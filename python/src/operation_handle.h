@@ -32,7 +32,7 @@ class OperationHandle {
     std::string ParamJson() const;
     std::string PlatformName() const;
     // ATB's tensor names for this param, in ATB order ("query", "keyCache" ...).
-    std::vector<std::string> InputNames() const;
+    const std::vector<std::string>& InputNames() const { return inputNames_; }
     std::vector<std::string> OutputNames() const;
     // Per ATB output, the input it aliases (updated in place), or -1.
     std::vector<int> OutputAliases() const;
@@ -62,6 +62,7 @@ class OperationHandle {
     std::string op_;
     io::OpParam param_;
     Platform platform_;
+    std::vector<std::string> inputNames_;
     std::unique_ptr<Operation> operation_;
     mutable std::mutex mutex_;  // guards operation_'s planned state and the fields below
     std::string kernel_;

@@ -114,3 +114,27 @@ def test_fractal_nz_caches_match_cli_bit_for_bit(atbx_cli, tmp_path):
     op(inputs, formats=["ND", "ND", "FRACTAL_NZ", "FRACTAL_NZ", "ND"])
     np.testing.assert_array_equal(raw_bits(inputs[2]), raw_bits(expected[0]))
     np.testing.assert_array_equal(raw_bits(inputs[3]), raw_bits(expected[1]))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_self_attention_cache_in_the_op_updates_the_callers_caches(atbx_cli, tmp_path, dtype):
+    """calcType ENCODER with the KV cache in the op: attnOut, and the caches written in place, as the CLI's."""
+    rng = np.random.default_rng(71)
+    layers, heads, kv_heads, d, max_seq, seq_len = 2, 4, 2, 32, 16, [5, 3]
+    n = sum(seq_len)
+    tensors = [Tensor(rng.uniform(-2.5, 2.5, (n, heads * d)), dtype),
+               Tensor(rng.uniform(-2.5, 2.5, (n, kv_heads * d)), dtype),
+               Tensor(rng.uniform(-1, 1, (n, kv_heads * d)), dtype),
+               Tensor(rng.uniform(-2.5, 2.5, (layers, len(seq_len), max_seq, kv_heads * d)), dtype),
+               Tensor(rng.uniform(-1, 1, (layers, len(seq_len), max_seq, kv_heads * d)), dtype),
+               Tensor(np.array(seq_len), "int32"), Tensor(np.array(seq_len), "int32"), Tensor(np.array([1]), "int32")]
+    param = {"headNum": heads, "kvHeadNum": kv_heads, "qkScale": 1 / np.sqrt(d), "calcType": 1}
+    expected = cli_run(atbx_cli, tmp_path, "SelfAttention", param, tensors, ["out.npy", "k.npy", "v.npy"])
+    query, key, value, cache_k, cache_v, token_offset, seq_lens, layer_id = [api_array(t).copy() for t in tensors]
+    out = atbx.self_attention(query, key, value, cache_k=cache_k, cache_v=cache_v, token_offset=token_offset,
+                              seq_len=seq_lens, layer_id=layer_id, head_num=heads, kv_head_num=kv_heads,
+                              qk_scale=param["qkScale"], calc_type=1, backend="cpu")
+    np.testing.assert_array_equal(raw_bits(out), raw_bits(expected[0]))
+    np.testing.assert_array_equal(raw_bits(cache_k), raw_bits(expected[1]))
+    np.testing.assert_array_equal(raw_bits(cache_v), raw_bits(expected[2]))
+    assert not np.array_equal(raw_bits(cache_k), raw_bits(tensors[3].array)), "the caches were not written"
