@@ -40,7 +40,7 @@ def test_causal_attention_matches_a_direct_loop():
             scores = np.array([q[i, h] @ k[j, h // 2] * 0.3 for j in range(i + 1)], dtype=np.float64)
             weights = np.exp(scores - scores.max())
             expected = (weights / weights.sum()) @ v[:i + 1, h // 2]
-            assert np.allclose(out[i, h], expected, atol=1e-5)
+            assert np.allclose(out[i, h], expected, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("shape", [TINY_GQA, TINY_MLA], ids=lambda s: s.name)
