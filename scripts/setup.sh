@@ -15,12 +15,14 @@
 #   python3-dev, python3-venv             headers for the Python extension; the .venv environment
 #   python3-torch                         PyTorch (CPU), for the tests of torch tensors in and out
 #   pkg-config                            the installed package's pkg-config test
+#   python3-matplotlib, python3-threadpoolctl  the serving demo's --plot; its one BLAS thread
 #   clang-format                          code format check
 #   clang-14, libclang-rt-14-dev,         fuzz targets (scripts/fuzz.sh): libFuzzer and the sanitizer runtimes
 #   libomp-14-dev                         for clang, OpenMP for clang
 # PyPI packages (into .venv, which also sees Debian's numpy, pytest and torch):
 #   nanobind, scikit-build-core           the Python extension and its build backend
 #   ml_dtypes                             NumPy's bfloat16 dtype
+#   rich                                  the serving demo's progress bar
 #
 # Optional, for `atbx bench --peer torch` only: scripts/bench_setup.sh adds libopenblas0-pthread (PyTorch's
 # matmuls on an optimised BLAS, as a user's install would have).
@@ -32,8 +34,8 @@ if [[ "${1:-}" == "--deps-only" ]]; then deps_only=1; fi
 
 packages=(build-essential cmake ninja-build libgtest-dev nlohmann-json3-dev libcli11-dev
           python3 python3-numpy python3-pytest python3-dev python3-venv python3-torch pkg-config clang-format
-          clang-14 libclang-rt-14-dev libomp-14-dev)
-pypi_packages=(nanobind==3.1.0 scikit-build-core==1.1.2 ml_dtypes==0.5.4)
+          python3-matplotlib python3-threadpoolctl clang-14 libclang-rt-14-dev libomp-14-dev)
+pypi_packages=(nanobind==3.1.0 scikit-build-core==1.1.2 ml_dtypes==0.5.4 rich==15.0.0)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -24,9 +24,14 @@ def require_binding():
 
 
 def run_demo(*flags, timeout=300):
-    """Runs `python -m atbx.demo` with the flags; returns the CompletedProcess (text)."""
+    """Runs `python -m atbx.demo` with the flags, on the atbx package these tests import (the build tree's, with
+    --atbx-python); returns the CompletedProcess (text)."""
+    import atbx
+
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(atbx.__file__)))
+    path = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p)
     return subprocess.run([sys.executable, "-m", "atbx.demo", *flags], capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": path, "PYTHONUNBUFFERED": "1"})
 
 
 # A workload that runs in a few seconds and still exercises every path: a system prompt of more than one block

@@ -40,7 +40,7 @@ def test_causal_attention_matches_a_direct_loop():
             scores = np.array([q[i, h] @ k[j, h // 2] * 0.3 for j in range(i + 1)], dtype=np.float64)
             weights = np.exp(scores - scores.max())
             expected = (weights / weights.sum()) @ v[:i + 1, h // 2]
-            assert np.allclose(out[i, h], expected, atol=1e-5)
+            assert np.allclose(out[i, h], expected, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("shape", [TINY_GQA, TINY_MLA], ids=lambda s: s.name)
@@ -49,9 +49,10 @@ def test_full_recompute_is_causal(shape):
     tokens = list(np.random.default_rng(2).integers(0, 40, 30))
     whole = full_recompute.full_recompute_logits(model, tokens, "fp16")
     prefix = full_recompute.full_recompute_logits(model, tokens[:17], "fp16")
-    assert np.array_equal(whole[:17], prefix)
+    # Equal up to BLAS summation order (matrices of other heights block differently).
+    assert np.max(np.abs(whole[:17] - prefix)) < 1e-3
     changed = full_recompute.full_recompute_logits(model, tokens[:16] + [(tokens[16] + 1) % 40], "fp16")
-    assert not np.allclose(changed[16], prefix[16])
+    assert np.max(np.abs(changed[16] - prefix[16])) > 0.1
 
 
 def serve(shape, dtype, seed=0, spec_k=3):
@@ -66,7 +67,7 @@ def serve(shape, dtype, seed=0, spec_k=3):
 
     model = model_module.TinyTransformer(shape, layers=2, hidden=48, vocab=64, seed=seed)
 
-    def make_op(name, param):
+    def make_op(label, name, param):
         return atbx.Operation(name, param, platform="atlas-a2", backend="auto", threads=2)
 
     ops = AttentionOps(make_op, shape, dtype, 2, num_blocks=14, block_size=128, max_context=384,
@@ -86,7 +87,7 @@ def test_served_tokens_equal_a_full_recompute(shape, dtype):
     model, finished, engine = serve(shape, dtype)
     stats = engine.scheduler.blocks.stats
     assert stats.copies_on_write > 0
-    assert engine.metrics.spec_calls > 0 and engine.metrics.decode_calls > engine.metrics.spec_calls // 2
+    assert engine.metrics.spec_calls > 0 and engine.metrics.accepted > 0  # drafts verified, some kept
     if not shape.mla:
         assert stats.prefix_hits > 0
     result = check.check_against_full_recompute(model, finished, dtype)
@@ -116,3 +117,14 @@ def test_the_check_fails_on_a_wrong_token_or_a_wrong_logit():
     seq.logits[position] = seq.logits[position] + 0.2
     result = check.check_against_full_recompute(model, [seq], "fp16")
     assert not result.passed and result.max_logit_error >= 0.2 - 1e-3
+
+
+def test_the_check_catches_a_serving_bug_a_skipped_copy_on_write(monkeypatch):
+    from atbx.demo.attention_ops import AttentionOps
+
+    # Without the copy, a fork's copied block holds zeros where its shared prompt tokens' keys should be.
+    monkeypatch.setattr(AttentionOps, "copy_block", lambda self, source, destination: None)
+    model, finished, engine = serve(TINY_GQA, "fp16", seed=0)
+    assert engine.scheduler.blocks.stats.copies_on_write > 0
+    result = check.check_against_full_recompute(model, finished, "fp16")
+    assert not result.passed and result.max_logit_error > 0.1

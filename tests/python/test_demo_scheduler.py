@@ -91,6 +91,21 @@ def test_admission_is_first_come_first_served():
     assert [r.request_id for r in scheduler.waiting] == [4, 5]
 
 
+def test_admission_counts_the_forks_still_to_come_against_the_batch():
+    requests = [workload.Request(i, list(range(10 * i, 10 * i + 9)), 3, 0, samples=2) for i in range(3)]
+    blocks = block_manager.BlockManager(64, BLOCK)
+    scheduler = scheduler_module.Scheduler(blocks, max_batch=5, max_prefill_tokens=1000, use_prefix_cache=False)
+    for request in requests:
+        scheduler.arrive(request)
+    admitted = scheduler.admit()
+    assert [seq.request.request_id for seq in admitted] == [0, 1]   # 2 x 2 sequences; a third pair needs 6
+    for seq in admitted:
+        scheduler.prepare_write(seq, 0, seq.prompt_len - 1)
+        seq.tokens.append(0)
+        scheduler.fork(seq)
+    assert len(scheduler.running) == 4
+
+
 def test_a_sequence_cannot_write_past_its_reserved_blocks():
     blocks = block_manager.BlockManager(16, BLOCK)
     scheduler = scheduler_module.Scheduler(blocks, max_batch=4, max_prefill_tokens=1000, use_prefix_cache=False)

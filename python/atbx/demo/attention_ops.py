@@ -44,6 +44,8 @@ def causal_mask(size, flags, dtype):
 
 
 class AttentionOps:
+    """make_op(label, op name, case-file param) -> a callable taking ATB-ordered inputs, returning the outputs."""
+
     def __init__(self, make_op, shape, dtype, layers, num_blocks, block_size, max_context, qk_scale,
                  platform="atlas-a2"):
         self.shape, self.dtype, self.block_size = shape, dtype, block_size
@@ -57,16 +59,19 @@ class AttentionOps:
 
         heads = {"headNum": shape.heads, "kvHeadNum": shape.kv_heads, "qkScale": qk_scale}
         mla = {"mlaVHeadSize": shape.value_dim} if shape.mla else {}
-        self._write = make_op("ReshapeAndCache", {"kvCacheCfg": RAC_KEY_ONLY} if shape.mla else {})
-        self._prefill = make_op("SelfAttention",
+        self._write = make_op("ReshapeAndCache", "ReshapeAndCache",
+                              {"kvCacheCfg": RAC_KEY_ONLY} if shape.mla else {})
+        self._prefill = make_op("SelfAttention PA_ENCODER", "SelfAttention",
                                 {**heads, "calcType": CALC_PA_ENCODER, "maskType": SA_MASK_NORM, **mla})
         self._prefix = None if shape.mla or basic else make_op(
-            "SelfAttention", {**heads, "calcType": CALC_PREFIX_ENCODER, "maskType": SA_MASK_CAUSAL,
-                              "isTriuMask": 1, "kernelType": KERNEL_HIGH_PRECISION})
-        self._decode = make_op("PagedAttention", {**heads, **mla})
+            "SelfAttention PREFIX_ENCODER", "SelfAttention",
+            {**heads, "calcType": CALC_PREFIX_ENCODER, "maskType": SA_MASK_CAUSAL, "isTriuMask": 1,
+             "kernelType": KERNEL_HIGH_PRECISION})
+        self._decode = make_op("PagedAttention", "PagedAttention", {**heads, **mla})
         spec_mask = PA_MASK_SPEC if shape.mla else PA_MASK_NORM
         self._verify = None if basic else make_op(
-            "PagedAttention", {**heads, **mla, "calcType": PA_CALC_SPEC, "maskType": spec_mask})
+            "PagedAttention SPEC", "PagedAttention",
+            {**heads, **mla, "calcType": PA_CALC_SPEC, "maskType": spec_mask})
         # The prefill mask is shared by every call ([max, max] covers every prompt); bf16 reads it as flags.
         self._prefill_mask = causal_mask(max_context, dtype == "bf16", "int8" if basic else dtype)
         # Non-MLA SPEC: one square NORM mask, read at row L_b - q_b + i (docs/spec/paged_attention.md 3.5).
@@ -81,6 +86,11 @@ class AttentionOps:
     @property
     def supports_spec(self):
         return self._verify is not None
+
+    def kernels(self):
+        """label -> the kernel its last call ran ("cpu:scalar", ...), for the operations that ran."""
+        ops = (self._write, self._prefill, self._prefix, self._decode, self._verify)
+        return {op.label: op.kernel for op in ops if op is not None and op.kernel}
 
     def cache_bytes(self):
         caches = self.key_cache + (self.value_cache or [])

@@ -2,8 +2,7 @@
 
 This is the serving path's yardstick. q, k and v are rounded to the serving dtype exactly as the serving path
 rounds them before handing them to the operations, and the attention output is rounded the same way, so both
-paths compute one function; only the operations' summation order and internal precision differ. Attention itself
-is float64 here.
+paths compute one function; only the operations' summation order and internal precision differ.
 """
 import numpy as np
 
@@ -11,16 +10,20 @@ from .dtypes import round_to
 
 
 def causal_attention(q, k, v, scale):
-    """q [S, H, D], k [S, Hk, D], v [S, Hk, Dv] of one sequence -> [S, H, Dv]; row i attends to keys 0..i."""
-    group = q.shape[1] // k.shape[1]
-    q64, k64, v64 = (a.astype(np.float64) for a in (q, k, v))
-    hidden = np.triu(np.ones((len(q), len(q)), dtype=bool), 1)
-    out = np.empty((q.shape[0], q.shape[1], v.shape[2]))
-    for h in range(q.shape[1]):
-        scores = np.where(hidden, -np.inf, q64[:, h] @ k64[:, h // group].T * scale)
-        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-        out[:, h] = (weights / weights.sum(axis=1, keepdims=True)) @ v64[:, h // group]
-    return out.astype(np.float32)
+    """q [S, H, D], k [S, Hk, D], v [S, Hk, Dv] of one sequence -> [S, H, Dv]; row i attends to keys 0..i.
+
+    Query heads [g*G, (g+1)*G) share KV head g (G = H / Hk), so each KV head's G query heads are one batch of
+    matrix products: scores [Hk, G, S, S], in float32 like the operations' own accumulation.
+    """
+    length, heads, _ = q.shape
+    kv_heads, group = k.shape[1], heads // k.shape[1]
+    grouped = q.reshape(length, kv_heads, group, -1).transpose(1, 2, 0, 3)    # [Hk, G, S, D]
+    scores = np.matmul(grouped, k.transpose(1, 2, 0)[:, None]) * np.float32(scale)  # [Hk, G, S, S]
+    scores[..., np.triu(np.ones((length, length), dtype=bool), 1)] = -np.inf
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights /= weights.sum(axis=-1, keepdims=True)
+    out = np.matmul(weights, v.transpose(1, 0, 2)[:, None])                   # [Hk, G, S, Dv]
+    return out.transpose(2, 0, 1, 3).reshape(length, heads, -1).astype(np.float32)
 
 
 def full_recompute_logits(model, tokens, dtype):

@@ -1,5 +1,7 @@
 """One demo run: build the model, the cache and the operations, serve the requests with a progress bar, then
 print the summary and the check."""
+import time
+
 from threadpoolctl import threadpool_limits
 
 from .attention_ops import AttentionOps
@@ -20,27 +22,38 @@ class DemoFailure(RuntimeError):
     """atbx refused the run's calls (for example a platform without PREFIX_ENCODER); the message says why."""
 
 
+class ServingOperation:
+    """One atbx.Operation, created once and called every step as an engine does; atbx's errors become
+    DemoFailure. `label` names the call in the summary (SelfAttention PA_ENCODER, PagedAttention SPEC ...)."""
+
+    def __init__(self, atbx, label, name, param, config):
+        self._errors = atbx.ConstraintError
+        self.label = label
+        self._where = f"{name} on {config.platform} (backend {config.backend})"
+        try:
+            self._op = atbx.Operation(name, param, platform=config.platform, backend=config.backend,
+                                      threads=config.threads)
+        except (atbx.ConstraintError, atbx.ParamError) as error:
+            raise DemoFailure(f"{name} {param} on {config.platform}: {error}") from None
+
+    @property
+    def kernel(self):
+        return self._op.kernel
+
+    def __call__(self, inputs):
+        try:
+            return self._op(inputs)
+        except self._errors as error:
+            raise DemoFailure(f"{self._where}: {error}") from None
+
+
 def operation_factory(config):
-    """atbx.Operation bound to the run's platform, backend and threads; atbx's errors become DemoFailure."""
+    """make(label, name, param) -> ServingOperation on the run's platform, backend and threads."""
     try:
         import atbx
     except ImportError as error:
         raise DemoFailure(f"the atbx Python package is not built ({error}); run scripts/setup.sh") from None
-
-    def make(name, param):
-        try:
-            op = atbx.Operation(name, param, platform=config.platform, backend=config.backend,
-                                threads=config.threads)
-        except (atbx.ConstraintError, atbx.ParamError) as error:
-            raise DemoFailure(f"{name} {param} on {config.platform}: {error}") from None
-
-        def call(inputs):
-            try:
-                return op(inputs)
-            except atbx.ConstraintError as error:
-                raise DemoFailure(f"{name} on {config.platform} (backend {config.backend}): {error}") from None
-        return call
-    return make
+    return lambda label, name, param: ServingOperation(atbx, label, name, param, config)
 
 
 def progress_bar(total, enabled):
@@ -96,6 +109,7 @@ def serve(config):
         draw(engine.metrics.steps, config.plot, f"atbx serving demo: {shape.name}, {config.dtype}, "
                                                 f"{len(requests)} requests")
         print(f"plot: {config.plot}")
+    started = time.perf_counter()
     result = check_against_full_recompute(model, finished, config.dtype)
-    print(result.describe())
+    print(f"{result.describe()}\n  (the recompute took {time.perf_counter() - started:.1f} s)")
     return 0 if result.passed else 1

@@ -64,10 +64,10 @@ class Scheduler:
 
     def admit(self):
         """New sequences to prefill this step, in arrival order (one per request; forks come after prefill)."""
-        admitted, prefill_tokens = [], 0
+        admitted, prefill_tokens, forks = [], 0, 0
         while self.waiting:
             request = self.waiting[0]
-            if len(self.running) + request.samples > self.max_batch:
+            if len(self.running) + forks + request.samples > self.max_batch:
                 break
             if admitted and prefill_tokens + len(request.prompt) > self.max_prefill_tokens:
                 break
@@ -78,6 +78,7 @@ class Scheduler:
             self.running.append(seq)
             admitted.append(seq)
             prefill_tokens += len(request.prompt) - seq.cached_prefix
+            forks += request.samples - 1  # joins the batch after prefill
         return admitted
 
     def _try_reserve(self, request):
@@ -111,7 +112,8 @@ class Scheduler:
     def prepare_write(self, seq, first, last):
         """Makes positions first..last of seq writable: blocks added or copied; returns the copies to make."""
         copies = []
-        for logical in range(first // self.blocks.block_size, min(len(seq.table), last // self.blocks.block_size + 1)):
+        size = self.blocks.block_size
+        for logical in range(first // size, min(len(seq.table), last // size + 1)):
             pair = self.blocks.make_writable(seq.table, logical)
             if pair:
                 copies.append(pair)
@@ -122,7 +124,9 @@ class Scheduler:
         return copies
 
     def slot(self, seq, position):
-        return seq.table[position // self.blocks.block_size] * self.blocks.block_size + position % self.blocks.block_size
+        """The cache row (block * block_size + offset) that holds seq's key and value at `position`."""
+        size = self.blocks.block_size
+        return seq.table[position // size] * size + position % size
 
     def retire(self):
         """Finished sequences leave the batch and release their blocks; returns them."""

@@ -34,6 +34,7 @@ def summarize(config, requests, finished, metrics, stats, ceiling, ops):
         row("KV reads", f"{metrics.kv_bytes_read / 1e9:.3f} GB in {decode_seconds:.2f} s of PagedAttention = "
                         f"{kv_rate / 1e9:.2f} GB/s, {percent(kv_rate, ceiling):.0f} % of the read ceiling measured "
                         f"now ({ceiling / 1e9:.2f} GB/s, NumPy, {plural(config.threads, 'thread')})"),
+        row("kernels", ", ".join(f"{label} {kernel}" for label, kernel in ops.kernels().items())),
         row("blocks", f"{config.num_blocks} x 128 tokens per layer ({ops.cache_bytes() / 2**20:.0f} MiB of KV cache); "
                       f"peak {stats.peak_in_use} in use; {stats.allocations} allocations, {stats.reused} reusing "
                       f"a freed block; {plural(stats.copies_on_write, 'copy', 'copies')} on write"),
@@ -41,7 +42,8 @@ def summarize(config, requests, finished, metrics, stats, ceiling, ops):
     if config.no_prefix_cache:
         lines.append(row("prefix cache", "off (--no-prefix-cache)"))
     elif not ops.supports_prefix:
-        reason = "PREFIX_ENCODER has no MLA form" if config.shape == "mla" else f"no PREFIX_ENCODER on {config.platform}"
+        reason = ("PREFIX_ENCODER has no MLA form" if config.shape == "mla"
+                  else f"no PREFIX_ENCODER on {config.platform}")
         lines.append(row("prefix cache", f"off ({reason})"))
     else:
         with_prefix = sum(r.system_prompt for r in requests)
