@@ -20,7 +20,7 @@ void ExpectMalformed(const std::string& json) {
     fs::create_directories(dir);
     std::ofstream(dir / "case.json") << json;
     try {
-        (void)io::LoadCase(dir / "case.json", std::nullopt);
+        (void)io::LoadCase(dir / "case.json", io::LoadOptions{});
         ADD_FAILURE() << "loaded: " << json;
     } catch (const io::IoError& e) {
         EXPECT_NE(std::string(e.what()).find("malformed JSON"), std::string::npos) << e.what();

@@ -122,7 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
         }
     }
     try {
-        const io::CaseFile loaded = io::LoadCase(dir / "case.json", std::nullopt);
+        const io::CaseFile loaded = io::LoadCase(dir / "case.json", io::LoadOptions{});
         const io::CaseOutcome outcome = io::CheckCase(loaded);
         if (!outcome.status.ok() && outcome.status.rule().empty())
             fuzz::Fail("a violation without a rule id");
