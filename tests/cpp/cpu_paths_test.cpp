@@ -217,5 +217,31 @@ TEST(NumericSemantics, ScoresBeyondFloatRangeGiveNaNRowsEverywhere) {
     ExpectRowClasses(call, std::string(16, 'n'));
 }
 
+// bf16 values near the dtype's maximum: softmax-weighted sums stay in range, so every row is finite and meets
+// the precision standard on every path (fp32 sums of such values would overflow without care).
+TEST(NumericSemantics, ValuesNearTheBf16MaximumGiveFiniteRows) {
+    Param param;
+    param.headNum = 8;
+    param.kvHeadNum = 2;
+    param.qkScale = 0.125f;
+    TestCall call = MakePaCall(param, Shape(64, 16, {40, 17}, ACL_BF16));
+    io::HostTensor& values = call.In("valueCache");
+    const auto count = static_cast<int64_t>(values.bytes.size() / 2);
+    double largest = 0.0;
+    for (int64_t i = 0; i < count; ++i)
+        largest = std::max(largest, std::fabs(plan::LoadElement(values.bytes.data(), ACL_BF16, i)));
+    for (int64_t i = 0; i < count; ++i) {
+        const double v = plan::LoadElement(values.bytes.data(), ACL_BF16, i);
+        plan::StoreElement(values.bytes.data(), ACL_BF16, i, v / largest * 3e38);
+    }
+    const std::vector<double> reference = ReferenceResult(call);
+    ExpectRowClasses(call, std::string(16, 'f'));
+    for (const std::string& path : CpuPaths()) {
+        if (!MissingCpuFeature(path).empty()) continue;
+        ASSERT_TRUE(Execute(call, Backend::kCpu, 2, path.c_str()).status.ok());
+        EXPECT_EQ(PrecisionFailure(call, reference, 64, 40), "") << path;
+    }
+}
+
 }  // namespace
 }  // namespace atbx::test

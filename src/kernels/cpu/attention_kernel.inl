@@ -74,6 +74,13 @@ void Prefetch(const char* row, int64_t bytes) {
         __builtin_prefetch(row + at);
 }
 
+// Multiplies a converted row (padded to a multiple of the vector width with zeros) by `factor`.
+void Shrink(float* row, int64_t ld, float factor) {
+    const V f = Simd::Set(factor);
+    for (int64_t c = 0; c + kW <= ld; c += kW)
+        Simd::Store(row + c, Simd::Mul(Simd::Load(row + c), f));
+}
+
 // Keys [j0, j0 + n) of the item's kv head as fp32 rows `ld` floats apart (the block unpack stage).
 // Keys up to `end` (the task's last) are prefetched ahead of the conversion.
 void UnpackTile(const KvView& kv, const plan::WorkItem& item, int64_t j0, int32_t n, int64_t end, float* dst,
@@ -88,6 +95,7 @@ void UnpackTile(const KvView& kv, const plan::WorkItem& item, int64_t j0, int32_
         float* out = dst + t * ld;
         if (kv.channelTile == 0) {
             ConvertSpan(kv.dtype, row, kv.headDim, scale, offset, out);
+            if (kv.shrink != 1.0f) Shrink(out, ld, kv.shrink);
             continue;
         }
         for (int c0 = 0; c0 < kv.headDim; c0 += kv.channelTile) {
@@ -96,6 +104,7 @@ void UnpackTile(const KvView& kv, const plan::WorkItem& item, int64_t j0, int32_
                         scale != nullptr ? scale + c0 : nullptr, offset != nullptr ? offset + c0 : nullptr,
                         out + c0);
         }
+        if (kv.shrink != 1.0f) Shrink(out, ld, kv.shrink);
     }
 }
 
@@ -138,12 +147,14 @@ void AccumulateChunk(const float* weights, int32_t n, const float* values, int64
 }
 
 // Stores one lane's output acc / sum; a NaN anywhere in the row makes the whole row NaN (docs/decisions.md).
+// Values were multiplied by value.shrink while they were accumulated (kernel_call.h).
 void StoreRow(const KernelCall& call, int64_t base, const float* acc, float sum) {
     bool nan = sum != sum;
     for (int c = 0; c < call.headDimV && !nan; ++c)
         nan = acc[c] != acc[c];
+    const float grow = 1.0f / call.value.shrink;
     for (int c = 0; c < call.headDimV; ++c)
-        StoreOutput(call, base + c, nan ? __builtin_nanf("") : acc[c] / sum);
+        StoreOutput(call, base + c, nan ? __builtin_nanf("") : acc[c] / sum * grow);
 }
 
 template <bool kMasked, bool kClamp, bool kRazor>

@@ -210,6 +210,11 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.outputHeadStride = plan.output.headStride;
     call.key = ViewOf(plan.key);
     call.value = ViewOf(plan.value);
+    // fp16 and int8 values sum to at most 65504 per unit of weight; wider ones are scaled down by 2^-64 while
+    // they are accumulated and back up at the end, so the fp32 sums cannot overflow where float64 does not.
+    const bool narrow =
+        !plan.value.dequantised() && (plan.value.dtype == ACL_FLOAT16 || plan.value.dtype == ACL_INT8);
+    call.value.shrink = narrow ? 1.0f : 0x1p-64f;
     call.mask = plan::KindOf(plan.mask);
     call.clamp = plan.scale.clamp;
     call.clampMin = static_cast<float>(plan.scale.clampMin);

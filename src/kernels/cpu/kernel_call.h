@@ -38,6 +38,9 @@ struct KvView {
     int64_t channelTileStride = 0;
     const float* scale = nullptr;   // dequantisation, fp32 [kvHeads * headDim], or null
     const float* offset = nullptr;  // the same for the offsets (zeros when the call has none)
+    // Converted values are multiplied by this (values only): 2^-64 where fp32 sums of weighted values near
+    // the dtype's maximum could overflow (bf16, fp32, dequantised caches), 1 otherwise.
+    float shrink = 1.0f;
 };
 
 struct Task {
