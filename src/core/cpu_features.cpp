@@ -18,7 +18,7 @@ struct CpuidRegs {
 
 CpuidRegs Cpuid(unsigned leaf, unsigned subleaf) {
     CpuidRegs r;
-    if (__get_cpuid_max(0, nullptr) < leaf) return r;
+    if (static_cast<unsigned>(__get_cpuid_max(0, nullptr)) < leaf) return r;
     __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
     return r;
 }
