@@ -80,4 +80,20 @@ const CpuFeatures& HostCpu() {
     return features;
 }
 
+std::string DescribeCpuFeatures(const CpuFeatures& features) {
+    std::string text;
+    const auto add = [&text](bool present, const char* name) {
+        if (!present) return;
+        if (!text.empty()) text += ' ';
+        text += name;
+    };
+    add(features.avx512f && features.avx512bw && features.avx512vl, "avx512");
+    add(features.avx512bf16, "avx512bf16");
+    add(features.avx512fp16, "avx512fp16");
+    add(features.amxBf16, "amx-bf16");
+    add(features.amxInt8, "amx-int8");
+    add(features.avx2 && features.fma, "avx2");
+    return text.empty() ? std::string("sse2") : text;
+}
+
 }  // namespace atbx::core

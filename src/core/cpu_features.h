@@ -3,6 +3,8 @@
 #ifndef ATBX_CORE_CPU_FEATURES_H
 #define ATBX_CORE_CPU_FEATURES_H
 
+#include <string>
+
 namespace atbx::core {
 
 struct CpuFeatures {
@@ -21,6 +23,10 @@ struct CpuFeatures {
 
 // Detected on first use, then cached.
 const CpuFeatures& HostCpu();
+
+// "avx512 avx512bf16 avx512fp16 amx-bf16 amx-int8 avx2" style list of the vector and matrix sets present
+// ("sse2" when none): avx512 is F+BW+VL, avx2 is AVX2+FMA.
+std::string DescribeCpuFeatures(const CpuFeatures& features);
 
 }  // namespace atbx::core
 

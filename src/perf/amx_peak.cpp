@@ -1,34 +1,24 @@
 #include "perf/amx_peak.h"
 
 #include <omp.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 
+#include "core/cpu_features.h"
 #include "perf/amx_tiles.h"
-#include "perf/cpu_features.h"
 
 namespace atbx::perf {
 namespace {
-
-// Linux's arch_prctl codes (asm/prctl.h) and the XSAVE feature number of the tile data.
-constexpr int kArchReqXcompPerm = 0x1023;
-constexpr int kXfeatureXtiledata = 18;
 
 // About 0.1 s per run at 1-2 TFLOP/s per core.
 constexpr int64_t kRounds = int64_t{2} << 20;
 
 }  // namespace
 
-bool RequestAmxPermission() {
-    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
-}
-
 std::optional<double> MeasureAmxBf16Peak(int threads, int repeats) {
-    if (!DetectCpuFeatures().amxBf16 || !RequestAmxPermission()) return std::nullopt;
+    if (!core::HostCpu().amxBf16) return std::nullopt;  // also false when Linux refused the tile state
     const int team = threads > 0 ? threads : omp_get_max_threads();
     double best = 0.0;
     for (int r = 0; r < repeats; ++r) {

@@ -1,15 +1,12 @@
 // The AMX bf16 matrix-multiply ceiling (TDPBF16PS), measured in the same run as the figures it is compared
-// with. Linux hands out the tile state only on request (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
-// when the CPU lacks AMX or the kernel refuses, there is no ceiling to report.
+// with. Linux hands out the tile state only on request, which core::HostCpu() makes
+// (src/core/cpu_features.h); when the CPU lacks AMX or the kernel refuses, there is no ceiling to report.
 #ifndef ATBX_PERF_AMX_PEAK_H
 #define ATBX_PERF_AMX_PEAK_H
 
 #include <optional>
 
 namespace atbx::perf {
-
-// Asks Linux for the AMX tile data state for this process; true when granted (or granted before).
-bool RequestAmxPermission();
 
 // FLOP/s of bf16 tile multiply-adds (fp32 accumulation) on `threads` threads (0: all), best of `repeats`;
 // nothing when the CPU lacks AMX-BF16 or the permission is refused.

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "perf/cpu_features.h"
+#include "core/cpu_features.h"
 #include "perf/fma_chains.h"
 
 namespace atbx::perf {
@@ -15,12 +15,12 @@ namespace {
 constexpr int64_t kRounds = int64_t{20} << 20;
 
 bool Available(VectorPath path) {
-    const CpuFeatures features = DetectCpuFeatures();
+    const core::CpuFeatures& features = core::HostCpu();
     switch (path) {
         case VectorPath::kAvx512:
-            return features.avx512;
+            return features.avx512f && features.avx512bw && features.avx512vl;
         case VectorPath::kAvx2:
-            return features.avx2;
+            return features.avx2 && features.fma;
         case VectorPath::kBaseline:
             return true;
     }
@@ -70,9 +70,9 @@ std::optional<double> MeasureFmaPeak(VectorPath path, int threads, int repeats) 
 }
 
 VectorPath WidestVectorPath() {
-    const CpuFeatures features = DetectCpuFeatures();
-    if (features.avx512) return VectorPath::kAvx512;
-    if (features.avx2) return VectorPath::kAvx2;
+    const core::CpuFeatures& features = core::HostCpu();
+    if (features.avx512f && features.avx512bw && features.avx512vl) return VectorPath::kAvx512;
+    if (features.avx2 && features.fma) return VectorPath::kAvx2;
     return VectorPath::kBaseline;
 }
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
+#include "core/cpu_features.h"
 #include "perf/amx_peak.h"
 #include "perf/bandwidth.h"
 #include "perf/copy_bandwidth.h"
-#include "perf/cpu_features.h"
 #include "perf/machine_info.h"
 
 namespace atbx::cli::bench {
@@ -37,7 +37,7 @@ double MachineCeilings::PeakOfKernel(const std::string& kernelName) const {
 MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes) {
     MachineCeilings c;
     c.cpu = perf::CpuModelName();
-    c.isa = perf::DescribeCpuFeatures(perf::DetectCpuFeatures());
+    c.isa = core::DescribeCpuFeatures(core::HostCpu());
     c.threads = threads > 0 ? threads : omp_get_max_threads();
     c.lastLevelCacheBytes = perf::LastLevelCacheBytes();
     c.bufferBytes = bufferBytes > 0 ? bufferBytes : DefaultBufferBytes(c.lastLevelCacheBytes);
