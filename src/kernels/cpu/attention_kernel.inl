@@ -411,8 +411,29 @@ class TaskRunner {
     float* lane_;
 };
 
+// One instantiation per combination of the features that change the inner loops.
+template <bool kMasked, bool kClamp>
+void RunWithRazor(const KernelCall& call, const Task& task, float* scratch) {
+    if (call.razorOffset != nullptr) return TaskRunner<kMasked, kClamp, true>(call, task, scratch).Run();
+    TaskRunner<kMasked, kClamp, false>(call, task, scratch).Run();
+}
+
+template <bool kMasked>
+void RunWithClamp(const KernelCall& call, const Task& task, float* scratch) {
+    if (call.clamp) return RunWithRazor<kMasked, true>(call, task, scratch);
+    RunWithRazor<kMasked, false>(call, task, scratch);
+}
+
+}  // namespace
+
+void RunTask(const KernelCall& call, int64_t task, float* scratch) {
+    if (call.mask != plan::MaskKind::kNone) return RunWithClamp<true>(call, call.tasks[task], scratch);
+    RunWithClamp<false>(call, call.tasks[task], scratch);
+}
+
 // Combines the partial states of a row block's chunks in key order and stores the output.
-void MergeRowBlock(const KernelCall& call, const MergeStep& merge) {
+void MergeRowBlock(const KernelCall& call, int64_t step) {
+    const MergeStep& merge = call.merges[step];
     const Task& first = call.tasks[merge.firstTask];
     const plan::WorkItem& item = call.items[first.item];
     const int32_t rows = first.rowEnd - first.rowBegin;
@@ -433,37 +454,10 @@ void MergeRowBlock(const KernelCall& call, const MergeStep& merge) {
     }
 }
 
-template <bool kMasked, bool kClamp, bool kRazor>
-void RunTasks(const KernelCall& call) {
-    auto body = [&call](int64_t task, int thread) {
-        float* scratch = call.scratch + thread * call.layout.total;
-        TaskRunner<kMasked, kClamp, kRazor>(call, call.tasks[task], scratch).Run();
-    };
-    core::ParallelFor(call.taskCount, call.threads, body);
-}
-
-// One instantiation per combination of the features that change the inner loops.
-template <bool kMasked, bool kClamp>
-void RunWithRazor(const KernelCall& call) {
-    if (call.razorOffset != nullptr) return RunTasks<kMasked, kClamp, true>(call);
-    RunTasks<kMasked, kClamp, false>(call);
-}
-
-template <bool kMasked>
-void RunWithClamp(const KernelCall& call) {
-    if (call.clamp) return RunWithRazor<kMasked, true>(call);
-    RunWithRazor<kMasked, false>(call);
-}
-
-}  // namespace
-
 void RunAttention(const KernelCall& call) {
-    if (call.mask != plan::MaskKind::kNone) {
-        RunWithClamp<true>(call);
-    } else {
-        RunWithClamp<false>(call);
-    }
-    auto merge = [&call](int64_t step, int) { MergeRowBlock(call, call.merges[step]); };
+    auto task = [&call](int64_t index, int thread) { RunTask(call, index, call.scratch + thread * call.layout.total); };
+    core::ParallelFor(call.taskCount, call.threads, task);
+    auto merge = [&call](int64_t step, int) { MergeRowBlock(call, step); };
     core::ParallelFor(call.mergeCount, call.threads, merge);
 }
 
