@@ -13,14 +13,21 @@ namespace {
 using V = Simd::V;
 constexpr int kW = Simd::kWidth;
 constexpr float kNegInf = -__builtin_inff();
+// The inner loops are inlined into their callers, so that no call boundary (and its vzeroupper) sits between
+// a converted row and the arithmetic that reads it.
+#define ATBX_INLINE __attribute__((always_inline)) inline
+constexpr int32_t kSubKeys = 8;  // keys converted at once per kv head
 
 template <class Element, class Loader>
-void ConvertSpanAs(const void* src, int n, const float* scale, const float* offset, float* dst, Loader load) {
+ATBX_INLINE void ConvertSpanAs(const void* src, int n, const float* scale, const float* offset, float factor,
+                               float* dst, Loader load) {
     const auto* in = static_cast<const Element*>(src);
+    const V f = Simd::Set(factor);
     int c = 0;
     for (; c + kW <= n; c += kW) {
         V x = load(in + c);
         if (scale != nullptr) x = Simd::Mul(Simd::Add(x, Simd::Load(offset + c)), Simd::Load(scale + c));
+        if (factor != 1.0f) x = Simd::Mul(x, f);
         Simd::Store(dst + c, x);
     }
     if (c == n) return;
@@ -36,80 +43,78 @@ void ConvertSpanAs(const void* src, int n, const float* scale, const float* offs
     }
     V x = load(padded);
     if (scale != nullptr) x = Simd::Mul(Simd::Add(x, Simd::Load(offsetPad)), Simd::Load(scalePad));
+    if (factor != 1.0f) x = Simd::Mul(x, f);
     Simd::Store(out, x);
     for (int i = 0; c + i < n; ++i)
         dst[c + i] = out[i];
 }
 
-// n channels of one dtype at src to fp32 at dst, dequantised when scale is given.
-void ConvertSpan(aclDataType dtype, const void* src, int n, const float* scale, const float* offset, float* dst) {
-    switch (dtype) {
-        case ACL_FLOAT16:
-            return ConvertSpanAs<uint16_t>(src, n, scale, offset, dst,
-                                           [](const uint16_t* p) { return Simd::LoadHalf(p); });
-        case ACL_BF16:
-            return ConvertSpanAs<uint16_t>(src, n, scale, offset, dst,
-                                           [](const uint16_t* p) { return Simd::LoadBf16(p); });
-        case ACL_INT8:
-            return ConvertSpanAs<int8_t>(src, n, scale, offset, dst,
-                                         [](const int8_t* p) { return Simd::LoadInt8(p); });
-        default:
-            return ConvertSpanAs<float>(src, n, scale, offset, dst, [](const float* p) { return Simd::Load(p); });
+// Byte addresses of channel 0 of keys [j0, j0 + n) of kv head 0 of the item's sequence: one block-table
+// lookup per block. A kv head's rows are at headStride elements from these.
+void RowAddresses(const KvView& kv, const plan::WorkItem& item, int64_t j0, int32_t n, const char** rows) {
+    const auto* base = static_cast<const char*>(kv.data);
+    const int64_t slotBytes = kv.slotStride * kv.elementBytes;
+    if (kv.blockTable == nullptr) {
+        const char* first = base + (item.kvSequence * kv.sequenceStride + j0 * kv.slotStride) * kv.elementBytes;
+        for (int32_t t = 0; t < n; ++t)
+            rows[t] = first + t * slotBytes;
+        return;
+    }
+    const int32_t* table = kv.blockTable + item.kvSequence * kv.tableStride;
+    int64_t block = j0 / kv.blockSize;
+    int32_t slot = static_cast<int32_t>(j0 - block * kv.blockSize);
+    for (int32_t t = 0; t < n;) {
+        const char* start = base + table[block] * kv.blockStride * kv.elementBytes;
+        for (; slot < kv.blockSize && t < n; ++slot, ++t)
+            rows[t] = start + slot * slotBytes;
+        ++block;
+        slot = 0;
     }
 }
 
-// Element offset of channel 0 of key j of the item's kv head.
-int64_t RowOffset(const KvView& kv, const plan::WorkItem& item, int64_t j) {
-    if (kv.blockTable == nullptr) return item.kvSequence * kv.sequenceStride + j * kv.slotStride + item.kvHead * kv.headStride;
-    const int64_t block = kv.blockTable[item.kvSequence * kv.tableStride + j / kv.blockSize];
-    return block * kv.blockStride + (j % kv.blockSize) * kv.slotStride + item.kvHead * kv.headStride;
-}
-
-// Cache rows are a few hundred bytes, strided by the other heads' rows: the hardware prefetcher does not run
-// far enough ahead, so each row is requested kPrefetchRows rows before it is converted.
-constexpr int kPrefetchRows = 16;
-
-void Prefetch(const char* row, int64_t bytes) {
-    for (int64_t at = 0; at < bytes; at += 64)
-        __builtin_prefetch(row + at);
-}
-
-// Multiplies a converted row (padded to a multiple of the vector width with zeros) by `factor`.
-void Shrink(float* row, int64_t ld, float factor) {
-    const V f = Simd::Set(factor);
-    for (int64_t c = 0; c + kW <= ld; c += kW)
-        Simd::Store(row + c, Simd::Mul(Simd::Load(row + c), f));
-}
-
-// Keys [j0, j0 + n) of the item's kv head as fp32 rows `ld` floats apart (the block unpack stage).
-// Keys up to `end` (the task's last) are prefetched ahead of the conversion.
-void UnpackTile(const KvView& kv, const plan::WorkItem& item, int64_t j0, int32_t n, int64_t end, float* dst,
-                int64_t ld) {
+// n rows of the item's kv head (addresses from RowAddresses) as fp32 rows `ld` floats apart: dequantised
+// where the view has scales, times the view's shrink.
+template <class Element, class Loader>
+void ConvertRowsAs(const KvView& kv, const plan::WorkItem& item, const char* const* rows, int32_t n, float* dst,
+                   int64_t ld, Loader load) {
     const float* scale = kv.scale != nullptr ? kv.scale + int64_t{item.logicalKvHead} * kv.headDim : nullptr;
     const float* offset = kv.offset != nullptr ? kv.offset + int64_t{item.logicalKvHead} * kv.headDim : nullptr;
-    const auto* base = static_cast<const char*>(kv.data);
-    const int64_t rowBytes = int64_t{kv.headDim} * kv.elementBytes;
+    const int64_t head = item.kvHead * kv.headStride * kv.elementBytes;
     for (int32_t t = 0; t < n; ++t) {
-        if (j0 + t + kPrefetchRows < end) Prefetch(base + RowOffset(kv, item, j0 + t + kPrefetchRows) * kv.elementBytes, rowBytes);
-        const char* row = base + RowOffset(kv, item, j0 + t) * kv.elementBytes;
+        const char* row = rows[t] + head;
         float* out = dst + t * ld;
         if (kv.channelTile == 0) {
-            ConvertSpan(kv.dtype, row, kv.headDim, scale, offset, out);
-            if (kv.shrink != 1.0f) Shrink(out, ld, kv.shrink);
+            ConvertSpanAs<Element>(row, kv.headDim, scale, offset, kv.shrink, out, load);
             continue;
         }
         for (int c0 = 0; c0 < kv.headDim; c0 += kv.channelTile) {
             const int count = kv.headDim - c0 < kv.channelTile ? kv.headDim - c0 : kv.channelTile;
-            ConvertSpan(kv.dtype, row + (c0 / kv.channelTile) * kv.channelTileStride * kv.elementBytes, count,
-                        scale != nullptr ? scale + c0 : nullptr, offset != nullptr ? offset + c0 : nullptr,
-                        out + c0);
+            ConvertSpanAs<Element>(row + (c0 / kv.channelTile) * kv.channelTileStride * kv.elementBytes, count,
+                                   scale != nullptr ? scale + c0 : nullptr, offset != nullptr ? offset + c0 : nullptr,
+                                   kv.shrink, out + c0, load);
         }
-        if (kv.shrink != 1.0f) Shrink(out, ld, kv.shrink);
+    }
+}
+
+void ConvertRows(const KvView& kv, const plan::WorkItem& item, const char* const* rows, int32_t n, float* dst,
+                 int64_t ld) {
+    switch (kv.dtype) {
+        case ACL_FLOAT16:
+            return ConvertRowsAs<uint16_t>(kv, item, rows, n, dst, ld,
+                                           [](const uint16_t* p) { return Simd::LoadHalf(p); });
+        case ACL_BF16:
+            return ConvertRowsAs<uint16_t>(kv, item, rows, n, dst, ld,
+                                           [](const uint16_t* p) { return Simd::LoadBf16(p); });
+        case ACL_INT8:
+            return ConvertRowsAs<int8_t>(kv, item, rows, n, dst, ld,
+                                         [](const int8_t* p) { return Simd::LoadInt8(p); });
+        default:
+            return ConvertRowsAs<float>(kv, item, rows, n, dst, ld, [](const float* p) { return Simd::Load(p); });
     }
 }
 
 // Four keys' dot products with one query row (padded channels are zero in both).
-void Dot4(const float* q, const float* k, int64_t ld, int dimPad, float* out) {
+ATBX_INLINE void Dot4(const float* q, const float* k, int64_t ld, int dimPad, float* out) {
     V a0 = Simd::Zero(), a1 = Simd::Zero(), a2 = Simd::Zero(), a3 = Simd::Zero();
     for (int c = 0; c < dimPad; c += kW) {
         const V x = Simd::Load(q + c);
@@ -121,7 +126,7 @@ void Dot4(const float* q, const float* k, int64_t ld, int dimPad, float* out) {
     Simd::ReduceAdd4(a0, a1, a2, a3, out);
 }
 
-float Dot(const float* q, const float* k, int dimPad) {
+ATBX_INLINE float Dot(const float* q, const float* k, int dimPad) {
     V a = Simd::Zero();
     for (int c = 0; c < dimPad; c += kW)
         a = Simd::MulAdd(Simd::Load(q + c), Simd::Load(k + c), a);
@@ -130,7 +135,7 @@ float Dot(const float* q, const float* k, int dimPad) {
 
 // acc[0, Chunk * kW) += w_t * v_t over the tile's keys, the accumulators held in registers.
 template <int Chunk>
-void AccumulateChunk(const float* weights, int32_t n, const float* values, int64_t ld, float* acc) {
+ATBX_INLINE void AccumulateChunk(const float* weights, int32_t n, const float* values, int64_t ld, float* acc) {
     V a[Chunk];
     for (int i = 0; i < Chunk; ++i)
         a[i] = Simd::Load(acc + i * kW);
@@ -163,9 +168,10 @@ class TaskRunner {
     TaskRunner(const KernelCall& call, const Task& task, float* scratch)
         : call_(call),
           task_(task),
-          item_(call.items[task.item]),
+          items_(call.items + task.item),
           rows_(task.rowEnd - task.rowBegin),
-          lanes_(item_.headCount * rows_),
+          itemLanes_(items_[0].headCount * rows_),
+          lanes_(itemLanes_ * task.itemCount),
           query_(scratch + call.layout.query),
           scores_(scratch + call.layout.scores),
           keys_(scratch + call.layout.keys),
@@ -175,7 +181,7 @@ class TaskRunner {
           lane_(scratch + call.layout.lane) {}
 
     void Run() {
-        if (item_.zeroOutput) return StoreZeros();
+        if (items_[0].zeroOutput) return StoreZeros();
         Init();
         for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += call_.tileKeys) {
             const int32_t n = task_.kvEnd - j0 < call_.tileKeys ? task_.kvEnd - j0 : call_.tileKeys;
@@ -187,10 +193,11 @@ class TaskRunner {
 
   private:
     float* Field(LaneField field) const { return lane_ + int64_t{field} * call_.lanes; }
-    int64_t HeadOf(int lane) const { return item_.headBegin + lane / rows_; }
+    const plan::WorkItem& ItemOf(int lane) const { return items_[lane / itemLanes_]; }
+    int64_t HeadOf(int lane) const { return ItemOf(lane).headBegin + lane % itemLanes_ / rows_; }
     int64_t RowOf(int lane) const { return task_.rowBegin + lane % rows_; }
     int64_t OutputOffset(int lane) const {
-        return item_.outOffset + RowOf(lane) * call_.outputRowStride + HeadOf(lane) * call_.outputHeadStride;
+        return ItemOf(lane).outOffset + RowOf(lane) * call_.outputRowStride + HeadOf(lane) * call_.outputHeadStride;
     }
 
     void Init() {
@@ -215,7 +222,7 @@ class TaskRunner {
     // |s| <= 1 (so no product of the dot can overflow where the scaled score does not), else the dot; int8
     // QKV scores are exact integer dots times kDescale.
     float InitScales(int lane) {
-        const auto scale = static_cast<float>(RowScale(call_, item_, RowOf(lane)));
+        const auto scale = static_cast<float>(RowScale(call_, ItemOf(lane), RowOf(lane)));
         float queryMul = 1.0f;
         if (call_.quant != plan::QuantPolicy::Mode::kNone) {
             Field(kDotMul)[lane] = call_.kDescale[HeadOf(lane)];
@@ -236,7 +243,7 @@ class TaskRunner {
 
     void LoadQuery(int lane, float queryMul) {
         const int64_t base =
-            item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
+            ItemOf(lane).qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
         float* q = query_ + int64_t{lane} * call_.dimPad;
         for (int c = 0; c < call_.headDim; ++c)
             q[c] = QueryElement(call_, base + c) * queryMul;
@@ -244,33 +251,105 @@ class TaskRunner {
             q[c] = 0.0f;
     }
 
+    // Keys [j0, j0 + n): the dots of every lane, each lane's softmax step, then the weighted values. K and V
+    // are converted kSubKeys keys at a time for every item of the task in turn, so the cache is read in
+    // memory order (a slot holds the items' kv heads side by side) and the converted rows stay in L1.
     void Tile(int32_t j0, int32_t n) {
+        const plan::WorkItem& first = items_[0];
         plan::TileClass tile = plan::TileClass::kVisible;
-        if constexpr (kMasked) tile = ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, j0, j0 + n);
+        if constexpr (kMasked) tile = ClassifyTile(call_, first, task_.rowBegin, task_.rowEnd, j0, j0 + n);
         if (tile == plan::TileClass::kHidden) return;  // every term -inf: the keys take no part
-        UnpackTile(call_.key, item_, j0, n, task_.kvEnd, keys_, call_.dimPad);
-        UnpackTile(call_.value, item_, j0, n, task_.kvEnd, values_, call_.dimVPad);
         if constexpr (kRazor) {
             for (int32_t t = 0; t < n; ++t) {
                 const int64_t j = j0 + t;
-                const int64_t block = call_.key.blockTable[item_.kvSequence * call_.key.tableStride + j / call_.key.blockSize];
+                const int64_t block = call_.key.blockTable[first.kvSequence * call_.key.tableStride + j / call_.key.blockSize];
                 razor_[t] = call_.razorOffset[block * call_.razorBlockStride + j % call_.key.blockSize];
             }
         }
+        // Converting a kv head's kSubKeys rows asks for the rows the next conversion of that head reads.
+        const char* keyRows[kTileKeys + kSubKeys];
+        const char* valueRows[kTileKeys + kSubKeys];
+        RowAddresses(call_.key, first, j0, n, keyRows);
+        const int32_t firstValues = n < kSubKeys ? n : kSubKeys;
+        RowAddresses(call_.value, first, j0, firstValues, keyRows + n);
+        Dots(keyRows, n, firstValues);
+        bool accumulate = false;
         for (int lane = 0; lane < lanes_; ++lane) {
-            Scores(lane, j0, n, tile == plan::TileClass::kPartial);
-            Update(lane, n);
+            FinishScores(lane, j0, n, tile == plan::TileClass::kPartial);
+            accumulate = Update(lane, n) || accumulate;
+        }
+        if (!accumulate) return;
+        RowAddresses(call_.value, first, j0, n, valueRows);
+        const int32_t next = task_.kvEnd - (j0 + n) < kSubKeys ? task_.kvEnd - (j0 + n) : kSubKeys;
+        RowAddresses(call_.key, first, j0 + n, next, valueRows + n);
+        Accumulate(valueRows, n, next);
+    }
+
+    // Prefetches the item's rows of `rows` (`count` of them) into L1.
+    void PrefetchRows(const KvView& kv, const plan::WorkItem& item, const char* const* rows, int32_t count) const {
+        if (kv.channelTile != 0) return;  // FRACTAL_NZ rows are scattered; the tiles are read as they come
+        const int64_t head = item.kvHead * kv.headStride * kv.elementBytes;
+        const int64_t bytes = int64_t{kv.headDim} * kv.elementBytes;
+        for (int32_t t = 0; t < count; ++t) {
+            for (int64_t at = 0; at < bytes; at += 64)
+                __builtin_prefetch(rows[t] + head + at);
         }
     }
 
-    void Scores(int lane, int32_t j0, int32_t n, bool addMask) {
+    // scores[lane][t] = q_lane . k_t for the tile's keys. rows[n, n + next) are the value rows read next.
+    void Dots(const char* const* rows, int32_t n, int32_t next) {
+        for (int32_t t0 = 0; t0 < n; t0 += kSubKeys) {
+            const int32_t m = n - t0 < kSubKeys ? n - t0 : kSubKeys;
+            const int32_t ahead = t0 + m < n ? (n - t0 - m < kSubKeys ? n - t0 - m : kSubKeys) : next;
+            const KvView& aheadView = t0 + m < n ? call_.key : call_.value;
+            for (int32_t i = 0; i < task_.itemCount; ++i) {
+                if (ahead > 0) PrefetchRows(aheadView, items_[i], rows + t0 + m, ahead);
+                ConvertRows(call_.key, items_[i], rows + t0, m, keys_, call_.dimPad);
+                for (int lane = i * itemLanes_; lane < (i + 1) * itemLanes_; ++lane)
+                    LaneDots(lane, m, scores_ + int64_t{lane} * kTileKeys + t0);
+            }
+        }
+    }
+
+    void LaneDots(int lane, int32_t m, float* s) const {
         const float* q = query_ + int64_t{lane} * call_.dimPad;
-        float* s = scores_ + int64_t{lane} * kTileKeys;
         int32_t t = 0;
-        for (; t + 4 <= n; t += 4)
+        for (; t + 4 <= m; t += 4)
             Dot4(q, keys_ + t * call_.dimPad, call_.dimPad, call_.dimPad, s + t);
-        for (; t < n; ++t)
+        for (; t < m; ++t)
             s[t] = Dot(q, keys_ + t * call_.dimPad, call_.dimPad);
+    }
+
+    // acc[lane] += sum_t weight[lane][t] * v_t over the tile's keys. rows[n, n + next) are the next tile's
+    // first key rows.
+    void Accumulate(const char* const* rows, int32_t n, int32_t next) {
+        for (int32_t t0 = 0; t0 < n; t0 += kSubKeys) {
+            const int32_t m = n - t0 < kSubKeys ? n - t0 : kSubKeys;
+            const int32_t ahead = t0 + m < n ? (n - t0 - m < kSubKeys ? n - t0 - m : kSubKeys) : next;
+            const KvView& aheadView = t0 + m < n ? call_.value : call_.key;
+            for (int32_t i = 0; i < task_.itemCount; ++i) {
+                if (ahead > 0) PrefetchRows(aheadView, items_[i], rows + t0 + m, ahead);
+                ConvertRows(call_.value, items_[i], rows + t0, m, values_, call_.dimVPad);
+                for (int lane = i * itemLanes_; lane < (i + 1) * itemLanes_; ++lane)
+                    LaneAccumulate(lane, scores_ + int64_t{lane} * kTileKeys + t0, m);
+            }
+        }
+    }
+
+    void LaneAccumulate(int lane, const float* weights, int32_t m) {
+        float* acc = acc_ + int64_t{lane} * call_.dimVPad;
+        int c = 0;
+        for (; c + 8 * kW <= call_.dimVPad; c += 8 * kW)
+            AccumulateChunk<8>(weights, m, values_ + c, call_.dimVPad, acc + c);
+        for (; c + 4 * kW <= call_.dimVPad; c += 4 * kW)
+            AccumulateChunk<4>(weights, m, values_ + c, call_.dimVPad, acc + c);
+        for (; c < call_.dimVPad; c += kW)
+            AccumulateChunk<1>(weights, m, values_ + c, call_.dimVPad, acc + c);
+    }
+
+    // The lane's dots become logits: factors, razor offsets, clamp and mask terms.
+    void FinishScores(int lane, int32_t j0, int32_t n, bool addMask) {
+        float* s = scores_ + int64_t{lane} * kTileKeys;
         const int32_t padded = (n + kW - 1) / kW * kW;
         const V dotMul = Simd::Set(Field(kDotMul)[lane]);
         const V razorMul = Simd::Set(Field(kRazorMul)[lane]);
@@ -287,12 +366,14 @@ class TaskRunner {
             if constexpr (kClamp) x = Simd::Min(Simd::Set(call_.clampMax), Simd::Max(Simd::Set(call_.clampMin), x));
             Simd::Store(s + i, x);
         }
-        if (addMask) AddMaskTerms(call_, item_, HeadOf(lane), RowOf(lane), j0, n, s);
+        if (addMask) AddMaskTerms(call_, ItemOf(lane), HeadOf(lane), RowOf(lane), j0, n, s);
         for (int32_t i = n; i < padded; ++i)
             s[i] = kNegInf;
     }
 
-    void Update(int lane, int32_t n) {
+    // The lane's online-softmax step over the tile: its logits become weights (zeros where the tile adds
+    // nothing to the lane). False when every weight is zero.
+    bool Update(int lane, int32_t n) {
         float* s = scores_ + int64_t{lane} * kTileKeys;
         const int32_t padded = (n + kW - 1) / kW * kW;
         V top = Simd::Set(kNegInf);
@@ -304,7 +385,7 @@ class TaskRunner {
         }
         const float tileMax = nan ? __builtin_nanf("") : Simd::ReduceMax(top);
         const SoftmaxStep<float> step = StepSoftmax(Field(kMax)[lane], tileMax);
-        if (!step.visible) return;
+        if (!step.visible) return ZeroWeights(s, padded);
         const V shift = Simd::Set(step.newMax);
         V sum = Simd::Zero();
         for (int32_t i = 0; i < padded; i += kW) {
@@ -312,22 +393,24 @@ class TaskRunner {
             sum = Simd::Add(sum, w);
             Simd::Store(s + i, w);
         }
-        float* acc = acc_ + int64_t{lane} * call_.dimVPad;
         if (step.rescale != 1.0f) {
+            float* acc = acc_ + int64_t{lane} * call_.dimVPad;
             const V r = Simd::Set(step.rescale);
             for (int c = 0; c < call_.dimVPad; c += kW)
                 Simd::Store(acc + c, Simd::Mul(Simd::Load(acc + c), r));
         }
         Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + Simd::ReduceAdd(sum);
         Field(kMax)[lane] = step.newMax;
-        if (call_.quant != plan::QuantPolicy::Mode::kNone && !QuantiseWeights(lane, n, tileMax, step.newMax)) return;
-        int c = 0;
-        for (; c + 8 * kW <= call_.dimVPad; c += 8 * kW)
-            AccumulateChunk<8>(s, n, values_ + c, call_.dimVPad, acc + c);
-        for (; c + 4 * kW <= call_.dimVPad; c += 4 * kW)
-            AccumulateChunk<4>(s, n, values_ + c, call_.dimVPad, acc + c);
-        for (; c < call_.dimVPad; c += kW)
-            AccumulateChunk<1>(s, n, values_ + c, call_.dimVPad, acc + c);
+        if (call_.quant != plan::QuantPolicy::Mode::kNone && !QuantiseWeights(lane, n, tileMax, step.newMax)) {
+            return ZeroWeights(s, padded);
+        }
+        return true;
+    }
+
+    static bool ZeroWeights(float* s, int32_t padded) {
+        for (int32_t i = 0; i < padded; i += kW)
+            Simd::Store(s + i, Simd::Zero());
+        return false;
     }
 
     // int8 P.V as the reference defines it (kernels/ref/attention_ref.cpp): the weights become int8 steps
@@ -399,8 +482,9 @@ class TaskRunner {
 
     const KernelCall& call_;
     const Task& task_;
-    const plan::WorkItem& item_;
+    const plan::WorkItem* items_;
     const int32_t rows_;
+    const int itemLanes_;  // lanes of one item: headCount * rows, head-major
     const int lanes_;
     float* query_;
     float* scores_;
@@ -435,9 +519,10 @@ void RunTask(const KernelCall& call, int64_t task, float* scratch) {
 void MergeRowBlock(const KernelCall& call, int64_t step) {
     const MergeStep& merge = call.merges[step];
     const Task& first = call.tasks[merge.firstTask];
-    const plan::WorkItem& item = call.items[first.item];
+    const plan::WorkItem* items = call.items + first.item;
     const int32_t rows = first.rowEnd - first.rowBegin;
-    const int lanes = item.headCount * rows;
+    const int itemLanes = items[0].headCount * rows;
+    const int lanes = itemLanes * first.itemCount;
     float* into = call.partials + first.partial * call.partialFloats;
     for (int32_t chunk = 1; chunk < merge.chunks; ++chunk) {
         const float* from = call.partials + call.tasks[merge.firstTask + chunk].partial * call.partialFloats;
@@ -448,7 +533,8 @@ void MergeRowBlock(const KernelCall& call, int64_t step) {
         }
     }
     for (int lane = 0; lane < lanes; ++lane) {
-        const int64_t head = item.headBegin + lane / rows, row = first.rowBegin + lane % rows;
+        const plan::WorkItem& item = items[lane / itemLanes];
+        const int64_t head = item.headBegin + lane % itemLanes / rows, row = first.rowBegin + lane % rows;
         const int64_t base = item.outOffset + row * call.outputRowStride + head * call.outputHeadStride;
         StoreRow(call, base, into + 2 * call.lanes + int64_t{lane} * call.dimVPad, into[call.lanes + lane]);
     }

@@ -39,24 +39,62 @@ int32_t ChunksOf(const AttentionPlan& plan, const WorkItem& item) {
     return static_cast<int32_t>((keys + ChunkKeys(plan) - 1) / ChunkKeys(plan));
 }
 
+// Whether `next` can share a task with the items of `first`: the same sequence, rows and keys.
+bool Groupable(const WorkItem& first, const WorkItem& next) {
+    return !first.zeroOutput && !next.zeroOutput && first.batch == next.batch &&
+           first.kvSequence == next.kvSequence && first.qLen == next.qLen && first.kvBegin == next.kvBegin &&
+           first.kvEnd == next.kvEnd && first.headCount == next.headCount && first.qOffset == next.qOffset;
+}
+
+// Items each task groups: as many as fit kMaxLanes, fewer when that would leave threads without work.
+int32_t GroupSize(const AttentionPlan& plan, int threads) {
+    int32_t most = kMaxLanes;
+    int64_t ungroupedTasks = 0;
+    for (const WorkItem& item : plan.items) {
+        const int32_t rows = RowsPerBlock(item);
+        most = std::min(most, std::max<int32_t>(1, kMaxLanes / (item.headCount * rows)));
+        ungroupedTasks += (item.qLen + rows - 1) / rows * ChunksOf(plan, item);
+    }
+    const int64_t wanted = 2 * int64_t{core::ResolveThreads(threads)};
+    int32_t size = most;
+    while (size > 1 && ungroupedTasks / size < wanted)
+        size /= 2;
+    return size;
+}
+
+// Visits the schedule's groups of items: visit(first item, item count), in plan order.
+template <class Visit>
+void ForEachGroup(const AttentionPlan& plan, int threads, Visit visit) {
+    const int32_t size = GroupSize(plan, threads);
+    const auto count = static_cast<int32_t>(plan.items.size());
+    for (int32_t first = 0; first < count;) {
+        int32_t n = 1;
+        while (n < size && first + n < count && Groupable(plan.items[first], plan.items[first + n]))
+            ++n;
+        visit(first, n);
+        first += n;
+    }
+}
+
 struct Counts {
     int64_t tasks = 0, merges = 0, partials = 0;
     int lanes = 1;
 };
 
-Counts Count(const AttentionPlan& plan) {
+Counts Count(const AttentionPlan& plan, int threads) {
     Counts counts;
-    for (const WorkItem& item : plan.items) {
+    ForEachGroup(plan, threads, [&](int32_t first, int32_t n) {
+        const WorkItem& item = plan.items[first];
         const int32_t rows = RowsPerBlock(item);
         const int64_t blocks = (item.qLen + rows - 1) / rows;
         const int32_t chunks = ChunksOf(plan, item);
-        counts.lanes = std::max(counts.lanes, item.headCount * rows);
+        counts.lanes = std::max(counts.lanes, n * item.headCount * rows);
         counts.tasks += blocks * chunks;
         if (chunks > 1) {
             counts.merges += blocks;
             counts.partials += blocks * chunks;
         }
-    }
+    });
     return counts;
 }
 
@@ -89,7 +127,7 @@ struct Regions {
 };
 
 Regions RegionsFor(const AttentionPlan& plan, int threads) {
-    const Counts counts = Count(plan);
+    const Counts counts = Count(plan, threads);
     const ScratchLayout layout = LayoutFor(plan, counts.lanes);
     Regions r;
     r.tasks = 0;
@@ -138,17 +176,18 @@ KvView ViewOf(const plan::KvSource& source) {
     return view;
 }
 
-void BuildSchedule(const AttentionPlan& plan, Task* tasks, MergeStep* merges) {
+void BuildSchedule(const AttentionPlan& plan, int threads, Task* tasks, MergeStep* merges) {
     int32_t task = 0, merge = 0, partial = 0;
-    for (size_t i = 0; i < plan.items.size(); ++i) {
-        const WorkItem& item = plan.items[i];
+    ForEachGroup(plan, threads, [&](int32_t first, int32_t n) {
+        const WorkItem& item = plan.items[first];
         const int32_t rows = RowsPerBlock(item);
         const int32_t chunks = ChunksOf(plan, item);
         for (int32_t r0 = 0; r0 < item.qLen; r0 += rows) {
             if (chunks > 1) merges[merge++] = {task, chunks};
             for (int32_t c = 0; c < chunks; ++c) {
                 Task& t = tasks[task++];
-                t.item = static_cast<int32_t>(i);
+                t.item = first;
+                t.itemCount = n;
                 t.rowBegin = r0;
                 t.rowEnd = std::min(item.qLen, r0 + rows);
                 t.kvBegin = chunks > 1 ? item.kvBegin + c * kKvChunk : item.kvBegin;
@@ -156,7 +195,7 @@ void BuildSchedule(const AttentionPlan& plan, Task* tasks, MergeStep* merges) {
                 t.partial = chunks > 1 ? partial++ : -1;
             }
         }
-    }
+    });
 }
 
 }  // namespace
@@ -188,7 +227,7 @@ uint64_t CallWorkspaceBytes(const AttentionPlan& plan, int threads) {
 }
 
 KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) {
-    const Counts counts = Count(plan);
+    const Counts counts = Count(plan, threads);
     const Regions regions = RegionsFor(plan, threads);
     auto* base = static_cast<char*>(workspace);
     base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
@@ -231,7 +270,7 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
 
     auto* tasks = reinterpret_cast<Task*>(base + regions.tasks);
     auto* merges = reinterpret_cast<MergeStep*>(base + regions.merges);
-    BuildSchedule(plan, tasks, merges);
+    BuildSchedule(plan, threads, tasks, merges);
     call.tasks = tasks;
     call.taskCount = counts.tasks;
     call.merges = merges;

@@ -7,6 +7,12 @@
 // keys into chunks of kKvChunk keys; each (row block, chunk) is a task. A row block with one chunk writes the
 // output; otherwise each chunk writes a partial softmax state and a merge step combines them in key order.
 // The cut depends on the plan alone, so results are bitwise identical for every thread count.
+//
+// Decode items of one sequence (the kv heads of a batch entry: same rows, same keys) are grouped into one
+// task while their lanes fit kMaxLanes: the task then walks each cache block once over all its kv heads, in
+// memory order, instead of one kv head's rows a few hundred bytes apart. How many items a task groups may
+// depend on the thread count (enough tasks to keep every thread busy): a lane's arithmetic does not depend on
+// its neighbours, so the results stay bitwise identical.
 #ifndef ATBX_KERNELS_CPU_KERNEL_CALL_H
 #define ATBX_KERNELS_CPU_KERNEL_CALL_H
 
@@ -45,6 +51,8 @@ struct KvView {
 
 struct Task {
     int32_t item = 0;
+    int32_t itemCount =
+        1;  // items [item, item + itemCount): same rows, keys and head count; lanes item-major
     int32_t rowBegin = 0, rowEnd = 0;
     int32_t kvBegin = 0, kvEnd = 0;
     int32_t partial = -1;  // partial-state slot, or -1: the task writes the output
