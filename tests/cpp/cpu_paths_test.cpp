@@ -1,8 +1,8 @@
 // Every CPU attention path of the registry, forced in turn in-process, against the float64 reference on odd
 // sizes (partial last blocks, GQA ratios 1 to 16, batch 1 and 33, contexts 1 to 4097, speculative steps of 1
-// to 16 tokens, head sizes 64 to 256), bitwise identical on 1, 2 and 3 threads, and the numeric semantics of
-// docs/decisions.md (NaN, fully hidden rows, overflow) on every backend. A path this CPU lacks is skipped
-// with the missing feature named.
+// to 16 tokens, head sizes 64 to 256, groups wider than a task), bitwise identical on 1, 2 and 3 threads, and
+// the numeric semantics of docs/decisions.md (NaN, fully hidden rows, overflow) on every backend. A path this
+// CPU lacks is skipped with the missing feature named.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -52,6 +52,8 @@ std::vector<PathCase> Cases() {
         {"gqa3_head256", 3, 1, 256, Shape(256, 32, {17, 100}, ACL_BF16)},
         {"gqa1_head64", 4, 4, 64, Shape(64, 16, {40, 1}, ACL_FLOAT16)},
         {"gqa4_batch1_long", 8, 2, 128, Shape(128, 128, {4097}, ACL_BF16)},
+        // More query heads per kv head than a task's lanes (as MLA's 128), over several key chunks.
+        {"gqa96_head64_wide_group", 96, 1, 64, Shape(64, 16, {600, 3}, ACL_FLOAT16)},
         {"spec_1_to_16", 8, 2, 128, Shape(128, 16, {30, 20, 40, 16}, ACL_FLOAT16, {1, 16, 5, 16}),
          Param::CALC_TYPE_SPEC},
     };

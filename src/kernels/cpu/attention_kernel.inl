@@ -151,15 +151,100 @@ ATBX_INLINE void AccumulateChunk(const float* weights, int32_t n, const float* v
         Simd::Store(acc + i * kW, a[i]);
 }
 
-// Stores one lane's output acc / sum; a NaN anywhere in the row makes the whole row NaN (docs/decisions.md).
-// Values were multiplied by value.shrink while they were accumulated (kernel_call.h).
-void StoreRow(const KernelCall& call, int64_t base, const float* acc, float sum) {
+// The register blocks of the grouped arithmetic: lanes of one kv head share each load of a converted key or
+// value row. AVX-512 has 32 vector registers, the others 16.
+constexpr int kBlockLanes = kW == 16 ? 4 : 2;
+constexpr int kBlockChannels = kW == 16 ? 4 : 2;  // vectors of a value row accumulated at once
+
+// out[l * ldo + t] = q_l . k_t for NL lanes (rows `ldq` apart) and 4 keys (rows `ld` apart).
+template <int NL>
+ATBX_INLINE void DotBlock(const float* q, int64_t ldq, const float* k, int64_t ld, int dimPad, float* out,
+                          int64_t ldo) {
+    V a[NL][4];
+    for (int l = 0; l < NL; ++l)
+        a[l][0] = a[l][1] = a[l][2] = a[l][3] = Simd::Zero();
+    for (int c = 0; c < dimPad; c += kW) {
+        const V k0 = Simd::Load(k + c), k1 = Simd::Load(k + ld + c), k2 = Simd::Load(k + 2 * ld + c),
+                k3 = Simd::Load(k + 3 * ld + c);
+        for (int l = 0; l < NL; ++l) {
+            const V x = Simd::Load(q + l * ldq + c);
+            a[l][0] = Simd::MulAdd(x, k0, a[l][0]);
+            a[l][1] = Simd::MulAdd(x, k1, a[l][1]);
+            a[l][2] = Simd::MulAdd(x, k2, a[l][2]);
+            a[l][3] = Simd::MulAdd(x, k3, a[l][3]);
+        }
+    }
+    for (int l = 0; l < NL; ++l)
+        Simd::ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo);
+}
+
+// acc_l[0, NC * kW) += sum_t w_l[t] * v_t for NL lanes (weights rows `ldw` apart, acc rows `lda` apart) over m
+// keys (value rows `ld` apart). Every weight takes part: callers use it where no weight is 0.
+template <int NL, int NC>
+ATBX_INLINE void AccumulateBlock(const float* w, int64_t ldw, int32_t m, const float* values, int64_t ld,
+                                 float* acc, int64_t lda) {
+    V a[NL][NC];
+    for (int l = 0; l < NL; ++l) {
+        for (int i = 0; i < NC; ++i)
+            a[l][i] = Simd::Load(acc + l * lda + i * kW);
+    }
+    for (int32_t t = 0; t < m; ++t) {
+        V v[NC];
+        for (int i = 0; i < NC; ++i)
+            v[i] = Simd::Load(values + t * ld + i * kW);
+        for (int l = 0; l < NL; ++l) {
+            const V wv = Simd::Set(w[l * ldw + t]);
+            for (int i = 0; i < NC; ++i)
+                a[l][i] = Simd::MulAdd(wv, v[i], a[l][i]);
+        }
+    }
+    for (int l = 0; l < NL; ++l) {
+        for (int i = 0; i < NC; ++i)
+            Simd::Store(acc + l * lda + i * kW, a[l][i]);
+    }
+}
+
+// n values to out (of dtype Out, converted by store) in whole vectors; the last partial vector goes through a
+// copy, so nothing past the row is written.
+template <class Out, class S, class Store>
+void StoreValues(const float* values, int n, Out* out, Store store) {
+    int c = 0;
+    for (; c + kW <= n; c += kW)
+        store(out + c, S::Load(values + c));
+    if (c == n) return;
+    Out tail[kW];
+    store(tail, S::Load(values + c));
+    for (int i = 0; c + i < n; ++i)
+        out[c + i] = tail[i];
+}
+
+// Stores one lane's output acc / sum (acc padded to dimVPad); a NaN anywhere in the row makes the whole row NaN
+// (docs/decisions.md). Values were multiplied by value.shrink while they were accumulated (kernel_call.h).
+template <class S = Simd>
+void StoreRow(const KernelCall& call, int64_t base, float* acc, float sum) {
     bool nan = sum != sum;
     for (int c = 0; c < call.headDimV && !nan; ++c)
         nan = acc[c] != acc[c];
     const float grow = 1.0f / call.value.shrink;
+    const typename S::V divisor = S::Set(sum), factor = S::Set(grow), nanValue = S::Set(__builtin_nanf(""));
+    for (int c = 0; c < call.dimVPad; c += kW)
+        S::Store(acc + c, nan ? nanValue : S::Mul(S::Div(S::Load(acc + c), divisor), factor));
+    if constexpr (S::kStoresHalf) {
+        if (call.outputType == ACL_FLOAT16) {
+            return StoreValues<uint16_t, S>(acc, call.headDimV, static_cast<uint16_t*>(call.output) + base,
+                                            [](uint16_t* p, typename S::V v) { S::StoreHalf(p, v); });
+        }
+        if (call.outputType == ACL_BF16) {
+            return StoreValues<uint16_t, S>(acc, call.headDimV, static_cast<uint16_t*>(call.output) + base,
+                                            [](uint16_t* p, typename S::V v) { S::StoreBf16(p, v); });
+        }
+        if (call.outputType == ACL_FLOAT) {
+            return StoreValues<float, S>(acc, call.headDimV, static_cast<float*>(call.output) + base,
+                                         [](float* p, typename S::V v) { S::Store(p, v); });
+        }
+    }
     for (int c = 0; c < call.headDimV; ++c)
-        StoreOutput(call, base + c, nan ? __builtin_nanf("") : acc[c] / sum * grow);
+        StoreOutput(call, base + c, acc[c]);
 }
 
 template <bool kMasked, bool kClamp, bool kRazor>
@@ -245,10 +330,23 @@ class TaskRunner {
         const int64_t base =
             ItemOf(lane).qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
         float* q = query_ + int64_t{lane} * call_.dimPad;
-        for (int c = 0; c < call_.headDim; ++c)
-            q[c] = QueryElement(call_, base + c) * queryMul;
         for (int c = call_.headDim; c < call_.dimPad; ++c)
             q[c] = 0.0f;
+        const float* none = nullptr;
+        switch (call_.queryDirect ? call_.queryType : ACL_DT_UNDEFINED) {
+            case ACL_FLOAT16:
+                return ConvertSpanAs<uint16_t>(static_cast<const uint16_t*>(call_.query) + base, call_.headDim, none,
+                                               none, queryMul, q, [](const uint16_t* p) { return Simd::LoadHalf(p); });
+            case ACL_BF16:
+                return ConvertSpanAs<uint16_t>(static_cast<const uint16_t*>(call_.query) + base, call_.headDim, none,
+                                               none, queryMul, q, [](const uint16_t* p) { return Simd::LoadBf16(p); });
+            case ACL_FLOAT:
+                return ConvertSpanAs<float>(static_cast<const float*>(call_.query) + base, call_.headDim, none, none,
+                                            queryMul, q, [](const float* p) { return Simd::Load(p); });
+            default:
+                for (int c = 0; c < call_.headDim; ++c)
+                    q[c] = QueryElement(call_, base + c) * queryMul;
+        }
     }
 
     // Keys [j0, j0 + n): the dots of every lane, each lane's softmax step, then the weighted values. K and V
@@ -325,19 +423,40 @@ class TaskRunner {
             for (int32_t i = 0; i < task_.itemCount; ++i) {
                 if (ahead > 0) PrefetchRows(aheadView, items_[i], rows + t0 + m, ahead);
                 ConvertRows(call_.key, items_[i], rows + t0, m, keys_, call_.dimPad);
-                for (int lane = i * itemLanes_; lane < (i + 1) * itemLanes_; ++lane)
-                    LaneDots(lane, m, scores_ + int64_t{lane} * kTileKeys + t0);
+                ItemDots(i * itemLanes_, m, t0);
             }
         }
     }
 
-    void LaneDots(int lane, int32_t m, float* s) const {
-        const float* q = query_ + int64_t{lane} * call_.dimPad;
-        int32_t t = 0;
-        for (; t + 4 <= m; t += 4)
-            Dot4(q, keys_ + t * call_.dimPad, call_.dimPad, call_.dimPad, s + t);
-        for (; t < m; ++t)
-            s[t] = Dot(q, keys_ + t * call_.dimPad, call_.dimPad);
+    // Scores of keys [t0, t0 + m) of the tile (converted in keys_) for the lanes [first, first + itemLanes_).
+    void ItemDots(int first, int32_t m, int32_t t0) {
+        const int64_t ld = call_.dimPad;
+        for (int l0 = 0; l0 < itemLanes_; l0 += kBlockLanes) {
+            const int count = itemLanes_ - l0 < kBlockLanes ? itemLanes_ - l0 : kBlockLanes;
+            const float* q = query_ + (first + l0) * ld;
+            float* out = scores_ + int64_t{first + l0} * kTileKeys + t0;
+            int32_t t = 0;
+            for (; t + 4 <= m; t += 4)
+                DotBlockOf(count, q, keys_ + t * ld, out + t);
+            for (; t < m; ++t) {
+                for (int l = 0; l < count; ++l)
+                    out[l * kTileKeys + t] = Dot(q + l * ld, keys_ + t * ld, call_.dimPad);
+            }
+        }
+    }
+
+    void DotBlockOf(int lanes, const float* q, const float* k, float* out) const {
+        const int64_t ld = call_.dimPad;
+        switch (lanes) {
+            case 1:
+                return DotBlock<1>(q, ld, k, ld, call_.dimPad, out, kTileKeys);
+            case 2:
+                return DotBlock<2>(q, ld, k, ld, call_.dimPad, out, kTileKeys);
+            case 3:
+                return DotBlock<3>(q, ld, k, ld, call_.dimPad, out, kTileKeys);
+            default:
+                return DotBlock<kBlockLanes>(q, ld, k, ld, call_.dimPad, out, kTileKeys);
+        }
     }
 
     // acc[lane] += sum_t weight[lane][t] * v_t over the tile's keys. rows[n, n + next) are the next tile's
@@ -350,10 +469,51 @@ class TaskRunner {
             for (int32_t i = 0; i < task_.itemCount; ++i) {
                 if (ahead > 0) PrefetchRows(aheadView, items_[i], rows + t0 + m, ahead);
                 ConvertRows(call_.value, items_[i], rows + t0, m, values_, call_.dimVPad);
-                for (int lane = i * itemLanes_; lane < (i + 1) * itemLanes_; ++lane)
-                    LaneAccumulate(lane, scores_ + int64_t{lane} * kTileKeys + t0, m);
+                ItemAccumulate(i * itemLanes_, m, t0);
             }
         }
+    }
+
+    // acc += weights * values of keys [t0, t0 + m) of the tile (converted in values_) for the lanes [first,
+    // first + itemLanes_). Lanes holding a zero weight in the tile go one by one, skipping those keys, so that a
+    // key of weight 0 takes no part even with a non-finite value (docs/decisions.md).
+    void ItemAccumulate(int first, int32_t m, int32_t t0) {
+        for (int l0 = 0; l0 < itemLanes_; l0 += kBlockLanes) {
+            const int count = itemLanes_ - l0 < kBlockLanes ? itemLanes_ - l0 : kBlockLanes;
+            bool dense = true;
+            for (int l = 0; l < count; ++l)
+                dense = dense && Field(kZeroWeight)[first + l0 + l] == 0.0f;
+            if (!dense) {
+                for (int l = 0; l < count; ++l)
+                    LaneAccumulate(first + l0 + l, scores_ + int64_t{first + l0 + l} * kTileKeys + t0, m);
+                continue;
+            }
+            const float* w = scores_ + int64_t{first + l0} * kTileKeys + t0;
+            float* acc = acc_ + int64_t{first + l0} * call_.dimVPad;
+            switch (count) {
+                case 1:
+                    AccumulateLanes<1>(w, m, acc);
+                    break;
+                case 2:
+                    AccumulateLanes<2>(w, m, acc);
+                    break;
+                case 3:
+                    AccumulateLanes<3>(w, m, acc);
+                    break;
+                default:
+                    AccumulateLanes<kBlockLanes>(w, m, acc);
+            }
+        }
+    }
+
+    template <int NL>
+    void AccumulateLanes(const float* w, int32_t m, float* acc) {
+        const int64_t ld = call_.dimVPad;
+        int c = 0;
+        for (; c + kBlockChannels * kW <= ld; c += kBlockChannels * kW)
+            AccumulateBlock<NL, kBlockChannels>(w, kTileKeys, m, values_ + c, ld, acc + c, ld);
+        for (; c < ld; c += kW)
+            AccumulateBlock<NL, 1>(w, kTileKeys, m, values_ + c, ld, acc + c, ld);
     }
 
     void LaneAccumulate(int lane, const float* weights, int32_t m) {
@@ -405,6 +565,7 @@ class TaskRunner {
         }
         const float tileMax = nan ? __builtin_nanf("") : Simd::ReduceMax(top);
         const SoftmaxStep<float> step = StepSoftmax(Field(kMax)[lane], tileMax);
+        Field(kZeroWeight)[lane] = 1.0f;
         if (!step.visible) return ZeroWeights(s, padded);
         const V shift = Simd::Set(step.newMax);
         V sum = Simd::Zero();
@@ -424,6 +585,10 @@ class TaskRunner {
         if (call_.quant != plan::QuantPolicy::Mode::kNone && !QuantiseWeights(lane, n, tileMax, step.newMax)) {
             return ZeroWeights(s, padded);
         }
+        bool zero = false;
+        for (int32_t t = 0; t < n; ++t)
+            zero = zero || s[t] == 0.0f;
+        Field(kZeroWeight)[lane] = zero ? 1.0f : 0.0f;
         return true;
     }
 

@@ -46,7 +46,8 @@ bool Groupable(const WorkItem& first, const WorkItem& next) {
            first.kvEnd == next.kvEnd && first.headCount == next.headCount && first.qOffset == next.qOffset;
 }
 
-// Items each task groups: as many as fit kMaxLanes, fewer when that would leave threads without work.
+// Items each task groups: as many as fit kMaxLanes, fewer only when that would leave threads without work
+// (a task reading part of each slot leaves the rest of its cache lines to another task).
 int32_t GroupSize(const AttentionPlan& plan, int threads) {
     int32_t most = kMaxLanes;
     int64_t ungroupedTasks = 0;
@@ -55,7 +56,7 @@ int32_t GroupSize(const AttentionPlan& plan, int threads) {
         most = std::min(most, std::max<int32_t>(1, kMaxLanes / (item.headCount * rows)));
         ungroupedTasks += (item.qLen + rows - 1) / rows * ChunksOf(plan, item);
     }
-    const int64_t wanted = 2 * int64_t{core::ResolveThreads(threads)};
+    const int64_t wanted = core::ResolveThreads(threads);
     int32_t size = most;
     while (size > 1 && ungroupedTasks / size < wanted)
         size /= 2;
@@ -101,10 +102,13 @@ Counts Count(const AttentionPlan& plan, int threads) {
 ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes) {
     const int64_t dimPad = PadChannels(plan.headDim), dimVPad = PadChannels(plan.headDimV);
     ScratchLayout layout;
+    // Each array starts 5 cache lines further into a 4 KiB page than the one before: the arrays' sizes are
+    // multiples of 4 KiB, and a load whose address matches an earlier store's in its low 12 bits waits for
+    // that store (4K aliasing), which the kernel's convert-then-read pattern would hit on every row.
     int64_t at = 0;
     const auto take = [&at](int64_t floats) {
         const int64_t start = at;
-        at += (floats + kChannelPad - 1) / kChannelPad * kChannelPad;
+        at += (floats + kChannelPad - 1) / kChannelPad * kChannelPad + 5 * kChannelPad;
         return start;
     };
     layout.query = take(lanes * dimPad);
@@ -241,6 +245,7 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.dimVPad = PadChannels(plan.headDimV);
     call.query = plan.query.data;
     call.queryType = plan.query.dtype;
+    call.queryDirect = Floating(plan.query.dtype) && !plan.qPreScale;
     call.queryRowStride = plan.query.rowStride;
     call.queryHeadStride = plan.query.headStride;
     call.output = plan.output.out;

@@ -26,7 +26,7 @@
 namespace atbx::kernels::cpu {
 
 inline constexpr int kMaxLanes = 64;    // (head, row) pairs whose softmax state a task keeps
-inline constexpr int kKvChunk = 1024;   // keys per task (a multiple of every tile)
+inline constexpr int kKvChunk = 512;    // keys per task (a multiple of every tile)
 inline constexpr int kTileKeys = 128;   // most keys converted and scored at once (int8 QKV's tile)
 inline constexpr int kL1TileKeys = 32;  // keys converted and scored at once otherwise
 inline constexpr int kChannelPad = 16;  // rows of the fp32 tiles are padded to a multiple of this
@@ -76,8 +76,9 @@ struct ScratchLayout {
     int64_t total = 0;
 };
 
-// Per-lane arrays of ScratchLayout::lane: logit = (dot * kDotMul + razor * kRazorMul) * kPostMul.
-enum LaneField { kMax, kSum, kWeightMax, kDotMul, kRazorMul, kPostMul, kLaneFields };
+// Per-lane arrays of ScratchLayout::lane: logit = (dot * kDotMul + razor * kRazorMul) * kPostMul;
+// kZeroWeight is 1 where the lane has a weight of 0 in the current tile, else 0.
+enum LaneField { kMax, kSum, kWeightMax, kDotMul, kRazorMul, kPostMul, kZeroWeight, kLaneFields };
 
 struct KernelCall {
     const plan::AttentionPlan* plan = nullptr;  // for the out-of-line helpers below
@@ -87,6 +88,7 @@ struct KernelCall {
 
     const void* query = nullptr;
     aclDataType queryType = ACL_DT_UNDEFINED;
+    bool queryDirect = false;  // a floating query without qScale: kernels convert it themselves
     int64_t queryRowStride = 0, queryHeadStride = 0;
     void* output = nullptr;
     aclDataType outputType = ACL_DT_UNDEFINED;

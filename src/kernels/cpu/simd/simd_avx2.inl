@@ -38,6 +38,22 @@ struct Simd {
     static V LoadHalf(const uint16_t* p) {
         return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     }
+    static V Div(V a, V b) { return _mm256_div_ps(a, b); }
+
+    // Rounded to nearest even, as the outputs' dtype conversion (core/float16.h) does; NaN stays NaN.
+    static constexpr bool kStoresHalf = true;
+    static void StoreHalf(uint16_t* p, V v) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+    static void StoreBf16(uint16_t* p, V v) {
+        const __m256i bits = _mm256_castps_si256(v);
+        const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+        __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF))), 16);
+        const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(0x40));
+        rounded = _mm256_blendv_epi8(rounded, quiet, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+        const __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), packed);
+    }
     static V LoadBf16(const uint16_t* p) {
         const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
         return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));

@@ -37,6 +37,21 @@ struct Simd {
     static V LoadInt8(const int8_t* p) {
         return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
     }
+    static V Div(V a, V b) { return _mm512_div_ps(a, b); }
+
+    // Rounded to nearest even, as the outputs' dtype conversion (core/float16.h) does; NaN stays NaN.
+    static constexpr bool kStoresHalf = true;
+    static void StoreHalf(uint16_t* p, V v) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+    static void StoreBf16(uint16_t* p, V v) {
+        const __m512i bits = _mm512_castps_si512(v);
+        const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+        __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF))), 16);
+        const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        rounded = _mm512_mask_mov_epi32(rounded, nan, _mm512_or_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(0x40)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(rounded));
+    }
 
     // e^x to about 2 ulp: x = n ln2 + r, |r| <= ln2 / 2, e^r by a degree-6 polynomial, times 2^n. Below
     // -87.3 (where fp32 results turn subnormal) the result is 0, so e^-inf = 0; NaN stays NaN.

@@ -44,6 +44,9 @@ struct Simd {
         __builtin_memcpy(&value, &widened, sizeof(value));
         return value;
     }
+    static V Div(V a, V b) { return a / b; }
+    // Outputs are stored through the out-of-line StoreOutput (kernel_call.h).
+    static constexpr bool kStoresHalf = false;
     static V LoadInt8(const int8_t* p) { return static_cast<float>(*p); }
     static V Exp(V x) { return x < -87.33654f ? 0.0f : __builtin_expf(x); }
 };
