@@ -247,6 +247,16 @@ void StoreRow(const KernelCall& call, int64_t base, float* acc, float sum) {
         StoreOutput(call, base + c, acc[c]);
 }
 
+// Addresses of kv head 0's rows of a tile's keys (RowAddresses), K and V, and of the next tile's.
+struct TileRows {
+    const char* key[kTileKeys];
+    const char* value[kTileKeys];
+    const char* nextKey[kTileKeys];
+    const char* nextValue[kTileKeys];
+    int32_t n = 0;     // keys of the tile
+    int32_t next = 0;  // keys of the next tile of the task (0: none)
+};
+
 template <bool kMasked, bool kClamp, bool kRazor>
 class TaskRunner {
   public:
@@ -364,65 +374,51 @@ class TaskRunner {
                 razor_[t] = call_.razorOffset[block * call_.razorBlockStride + j % call_.key.blockSize];
             }
         }
-        // Converting a kv head's kSubKeys rows asks for the rows the next conversion of that head reads.
-        const char* keyRows[kTileKeys + kSubKeys];
-        const char* valueRows[kTileKeys + kSubKeys];
-        RowAddresses(call_.key, first, j0, n, keyRows);
-        PrefetchNextTile(j0 + n);
-        const int32_t firstValues = n < kSubKeys ? n : kSubKeys;
-        RowAddresses(call_.value, first, j0, firstValues, keyRows + n);
-        Dots(keyRows, n, firstValues);
+        TileRows rows;
+        rows.n = n;
+        rows.next = task_.kvEnd - (j0 + n) < call_.tileKeys ? task_.kvEnd - (j0 + n) : call_.tileKeys;
+        RowAddresses(call_.key, first, j0, n, rows.key);
+        RowAddresses(call_.value, first, j0, n, rows.value);
+        RowAddresses(call_.key, first, j0 + n, rows.next, rows.nextKey);
+        RowAddresses(call_.value, first, j0 + n, rows.next, rows.nextValue);
+        Dots(rows);
         bool accumulate = false;
         for (int lane = 0; lane < lanes_; ++lane) {
             FinishScores(lane, j0, n, tile == plan::TileClass::kPartial);
             accumulate = Update(lane, n) || accumulate;
         }
-        if (!accumulate) return;
-        RowAddresses(call_.value, first, j0, n, valueRows);
-        const int32_t next = task_.kvEnd - (j0 + n) < kSubKeys ? task_.kvEnd - (j0 + n) : kSubKeys;
-        RowAddresses(call_.key, first, j0 + n, next, valueRows + n);
-        Accumulate(valueRows, n, next);
+        if (accumulate) Accumulate(rows);
     }
 
-    // Asks for the task's part of the next tile's cache slots (K and V, every item's kv head) into L2, a tile
-    // ahead of their use: the conversions alone leave too few cache misses in flight to reach the memory's
-    // bandwidth once several lanes share each row.
-    void PrefetchNextTile(int32_t j0) const {
-        const int32_t n = task_.kvEnd - j0 < call_.tileKeys ? task_.kvEnd - j0 : call_.tileKeys;
-        if (n <= 0) return;
-        const char* rows[kTileKeys];
-        for (const KvView* kv : {&call_.key, &call_.value}) {
-            if (kv->channelTile != 0) continue;
-            RowAddresses(*kv, items_[0], j0, n, rows);
-            const int64_t begin = items_[0].kvHead * kv->headStride * kv->elementBytes;
-            const int64_t end = (items_[task_.itemCount - 1].kvHead * kv->headStride + kv->headDim) * kv->elementBytes;
-            for (int32_t t = 0; t < n; ++t) {
-                for (int64_t at = begin; at < end; at += 64)
-                    __builtin_prefetch(rows[t] + at, 0, 2);
-            }
-        }
-    }
-
-    // Prefetches the item's rows of `rows` (`count` of them) into L1.
-    void PrefetchRows(const KvView& kv, const plan::WorkItem& item, const char* const* rows, int32_t count) const {
-        if (kv.channelTile != 0) return;  // FRACTAL_NZ rows are scattered; the tiles are read as they come
+    // Rows [t0, t0 + count) of `rows` (clipped to `end`) of the item's kv head, asked for into L1 (level 3)
+    // or L2 (level 2).
+    template <int kLevel>
+    void Prefetch(const KvView& kv, const plan::WorkItem& item, const char* const* rows, int32_t t0,
+                  int32_t count, int32_t end) const {
+        if (kv.channelTile != 0) return;  // FRACTAL_NZ rows are scattered; their tiles are read as they come
         const int64_t head = item.kvHead * kv.headStride * kv.elementBytes;
         const int64_t bytes = int64_t{kv.headDim} * kv.elementBytes;
-        for (int32_t t = 0; t < count; ++t) {
+        for (int32_t t = t0; t < t0 + count && t < end; ++t) {
             for (int64_t at = 0; at < bytes; at += 64)
-                __builtin_prefetch(rows[t] + head + at);
+                __builtin_prefetch(rows[t] + head + at, 0, kLevel);
         }
     }
 
-    // scores[lane][t] = q_lane . k_t for the tile's keys. rows[n, n + next) are the value rows read next.
-    void Dots(const char* const* rows, int32_t n, int32_t next) {
-        for (int32_t t0 = 0; t0 < n; t0 += kSubKeys) {
-            const int32_t m = n - t0 < kSubKeys ? n - t0 : kSubKeys;
-            const int32_t ahead = t0 + m < n ? (n - t0 - m < kSubKeys ? n - t0 - m : kSubKeys) : next;
-            const KvView& aheadView = t0 + m < n ? call_.key : call_.value;
+    // scores[lane][t] = q_lane . k_t for the tile's keys, kSubKeys keys of one item at a time. Each step asks
+    // for the same keys of the next tile into L2 and for the item's next rows (the values' first rows after
+    // the last keys) into L1, so that the memory stays busy while the lanes compute.
+    void Dots(const TileRows& rows) {
+        for (int32_t t0 = 0; t0 < rows.n; t0 += kSubKeys) {
+            const int32_t m = rows.n - t0 < kSubKeys ? rows.n - t0 : kSubKeys;
+            const bool last = t0 + m >= rows.n;
             for (int32_t i = 0; i < task_.itemCount; ++i) {
-                if (ahead > 0) PrefetchRows(aheadView, items_[i], rows + t0 + m, ahead);
-                ConvertRows(call_.key, items_[i], rows + t0, m, keys_, call_.dimPad);
+                Prefetch<2>(call_.key, items_[i], rows.nextKey, t0, m, rows.next);
+                if (last) {
+                    Prefetch<3>(call_.value, items_[i], rows.value, 0, kSubKeys, rows.n);
+                } else {
+                    Prefetch<3>(call_.key, items_[i], rows.key, t0 + m, kSubKeys, rows.n);
+                }
+                ConvertRows(call_.key, items_[i], rows.key + t0, m, keys_, call_.dimPad);
                 ItemDots(i * itemLanes_, m, t0);
             }
         }
@@ -459,16 +455,19 @@ class TaskRunner {
         }
     }
 
-    // acc[lane] += sum_t weight[lane][t] * v_t over the tile's keys. rows[n, n + next) are the next tile's
-    // first key rows.
-    void Accumulate(const char* const* rows, int32_t n, int32_t next) {
-        for (int32_t t0 = 0; t0 < n; t0 += kSubKeys) {
-            const int32_t m = n - t0 < kSubKeys ? n - t0 : kSubKeys;
-            const int32_t ahead = t0 + m < n ? (n - t0 - m < kSubKeys ? n - t0 - m : kSubKeys) : next;
-            const KvView& aheadView = t0 + m < n ? call_.value : call_.key;
+    // acc[lane] += sum_t weight[lane][t] * v_t over the tile's keys, prefetching as Dots does.
+    void Accumulate(const TileRows& rows) {
+        for (int32_t t0 = 0; t0 < rows.n; t0 += kSubKeys) {
+            const int32_t m = rows.n - t0 < kSubKeys ? rows.n - t0 : kSubKeys;
+            const bool last = t0 + m >= rows.n;
             for (int32_t i = 0; i < task_.itemCount; ++i) {
-                if (ahead > 0) PrefetchRows(aheadView, items_[i], rows + t0 + m, ahead);
-                ConvertRows(call_.value, items_[i], rows + t0, m, values_, call_.dimVPad);
+                Prefetch<2>(call_.value, items_[i], rows.nextValue, t0, m, rows.next);
+                if (last) {
+                    Prefetch<3>(call_.key, items_[i], rows.nextKey, 0, kSubKeys, rows.next);
+                } else {
+                    Prefetch<3>(call_.value, items_[i], rows.value, t0 + m, kSubKeys, rows.n);
+                }
+                ConvertRows(call_.value, items_[i], rows.value + t0, m, values_, call_.dimVPad);
                 ItemAccumulate(i * itemLanes_, m, t0);
             }
         }
