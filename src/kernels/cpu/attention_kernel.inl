@@ -219,13 +219,13 @@ void StoreValues(const float* values, int n, Out* out, Store store) {
 }
 
 // Stores one lane's output acc / sum (acc padded to dimVPad); a NaN anywhere in the row makes the whole row NaN
-// (docs/decisions.md). Values were multiplied by value.shrink while they were accumulated (kernel_call.h).
+// (docs/decisions.md). Values were scaled by 1 / outputGrow while they were accumulated (kernel_call.h).
 template <class S = Simd>
 void StoreRow(const KernelCall& call, int64_t base, float* acc, float sum) {
     bool nan = sum != sum;
     for (int c = 0; c < call.headDimV && !nan; ++c)
         nan = acc[c] != acc[c];
-    const float grow = 1.0f / call.value.shrink;
+    const float grow = call.outputGrow;
     const typename S::V divisor = S::Set(sum), factor = S::Set(grow), nanValue = S::Set(__builtin_nanf(""));
     for (int c = 0; c < call.dimVPad; c += kW)
         S::Store(acc + c, nan ? nanValue : S::Mul(S::Div(S::Load(acc + c), divisor), factor));
@@ -282,6 +282,7 @@ class TaskRunner {
             const int32_t n = task_.kvEnd - j0 < call_.tileKeys ? task_.kvEnd - j0 : call_.tileKeys;
             Tile(j0, n);
         }
+        UnfoldValueDequant();
         if (task_.partial < 0) return StoreOutput();
         StorePartial();
     }
@@ -301,6 +302,7 @@ class TaskRunner {
             Field(kSum)[lane] = 0.0f;
             Field(kWeightMax)[lane] = 0.0f;
             LoadQuery(lane, InitScales(lane));
+            FoldKeyDequant(lane);
         }
         for (int64_t i = 0; i < int64_t{lanes_} * call_.dimVPad; ++i)
             acc_[i] = 0.0f;
@@ -334,6 +336,34 @@ class TaskRunner {
             Field(kPostMul)[lane] = scale;
         }
         return queryMul;
+    }
+
+    // q *= s and kDotBias = q . o for the lane's kv head (FoldedDequant), so that q . ((k + o) s) is the dot of
+    // the raw key plus the bias.
+    void FoldKeyDequant(int lane) {
+        Field(kDotBias)[lane] = 0.0f;
+        if (call_.keyDequant.scale == nullptr) return;
+        const int64_t at = int64_t{ItemOf(lane).logicalKvHead} * call_.headDim;
+        float* q = query_ + int64_t{lane} * call_.dimPad;
+        float bias = 0.0f;
+        for (int c = 0; c < call_.headDim; ++c) {
+            q[c] *= call_.keyDequant.scale[at + c];
+            bias += q[c] * call_.keyDequant.offset[at + c];
+        }
+        Field(kDotBias)[lane] = bias;
+    }
+
+    // acc = (acc + o l) s / outputGrow for every lane (FoldedDequant): the raw sums in value units.
+    void UnfoldValueDequant() {
+        if (call_.valueDequant.scale == nullptr) return;
+        const float shrink = 1.0f / call_.outputGrow;
+        for (int lane = 0; lane < lanes_; ++lane) {
+            const int64_t at = int64_t{ItemOf(lane).logicalKvHead} * call_.headDimV;
+            const float sum = Field(kSum)[lane];
+            float* acc = acc_ + int64_t{lane} * call_.dimVPad;
+            for (int c = 0; c < call_.headDimV; ++c)
+                acc[c] = (acc[c] + call_.valueDequant.offset[at + c] * sum) * (call_.valueDequant.scale[at + c] * shrink);
+        }
     }
 
     void LoadQuery(int lane, float queryMul) {
@@ -533,8 +563,9 @@ class TaskRunner {
         const V dotMul = Simd::Set(Field(kDotMul)[lane]);
         const V razorMul = Simd::Set(Field(kRazorMul)[lane]);
         const V postMul = Simd::Set(Field(kPostMul)[lane]);
+        const V bias = Simd::Set(Field(kDotBias)[lane]);
         for (int32_t i = 0; i < padded; i += kW) {
-            V x = Simd::Load(s + i);
+            V x = Simd::Add(Simd::Load(s + i), bias);
             if constexpr (kRazor) {
                 x = Simd::MulAdd(x, dotMul, Simd::Mul(Simd::Load(razor_ + i), razorMul));
             } else {

@@ -180,6 +180,16 @@ KvView ViewOf(const plan::KvSource& source) {
     return view;
 }
 
+// int8 caches are converted without their scales and offsets; the kernels apply them to the query and to the
+// accumulated values instead (FoldedDequant).
+void FoldDequantisation(KvView& view, FoldedDequant& folded) {
+    if (view.dtype != ACL_INT8 || view.scale == nullptr) return;
+    folded.scale = view.scale;
+    folded.offset = view.offset;
+    view.scale = nullptr;
+    view.offset = nullptr;
+}
+
 void BuildSchedule(const AttentionPlan& plan, int threads, Task* tasks, MergeStep* merges) {
     int32_t task = 0, merge = 0, partial = 0;
     ForEachGroup(plan, threads, [&](int32_t first, int32_t n) {
@@ -259,6 +269,11 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     const bool narrow =
         !plan.value.dequantised() && (plan.value.dtype == ACL_FLOAT16 || plan.value.dtype == ACL_INT8);
     call.value.shrink = narrow ? 1.0f : 0x1p-64f;
+    call.outputGrow = 1.0f / call.value.shrink;
+    FoldDequantisation(call.key, call.keyDequant);
+    FoldDequantisation(call.value, call.valueDequant);
+    if (call.valueDequant.scale != nullptr)
+        call.value.shrink = 1.0f;  // raw int8 sums; the final scale shrinks
     call.mask = plan::KindOf(plan.mask);
     call.clamp = plan.scale.clamp;
     call.clampMin = static_cast<float>(plan.scale.clampMin);

@@ -76,9 +76,18 @@ struct ScratchLayout {
     int64_t total = 0;
 };
 
-// Per-lane arrays of ScratchLayout::lane: logit = (dot * kDotMul + razor * kRazorMul) * kPostMul;
-// kZeroWeight is 1 where the lane has a weight of 0 in the current tile, else 0.
-enum LaneField { kMax, kSum, kWeightMax, kDotMul, kRazorMul, kPostMul, kZeroWeight, kLaneFields };
+// Per-lane arrays of ScratchLayout::lane: logit = ((dot + kDotBias) * kDotMul + razor * kRazorMul) *
+// kPostMul; kZeroWeight is 1 where the lane has a weight of 0 in the current tile, else 0.
+enum LaneField { kMax, kSum, kWeightMax, kDotBias, kDotMul, kRazorMul, kPostMul, kZeroWeight, kLaneFields };
+
+// The dequantisation of an int8 cache (DEQUANT_FUSION), kept out of the inner loops: scale s and offset o per
+// (kv head, channel), fp32 [kvHeads * headDim], or null. Keys: the query is multiplied by s and each dot gets
+// q.(s o) added (kDotBias); values are accumulated as they are stored and become (acc + o l) s at the end of
+// a task, l being the lane's softmax sum. So the cache is converted with no arithmetic per element.
+struct FoldedDequant {
+    const float* scale = nullptr;
+    const float* offset = nullptr;
+};
 
 struct KernelCall {
     const plan::AttentionPlan* plan = nullptr;  // for the out-of-line helpers below
@@ -95,6 +104,8 @@ struct KernelCall {
     int64_t outputRowStride = 0, outputHeadStride = 0;
 
     KvView key, value;
+    FoldedDequant keyDequant, valueDequant;
+    float outputGrow = 1.0f;  // outputs are acc / l times this: the inverse of the values' shrink
     plan::MaskKind mask = plan::MaskKind::kNone;
     bool clamp = false;
     float clampMin = 0, clampMax = 0;
