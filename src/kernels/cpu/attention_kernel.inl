@@ -616,7 +616,10 @@ class TaskRunner {
             return ZeroWeights(s, padded);
         }
         bool zero = false;
-        for (int32_t t = 0; t < n; ++t)
+        int32_t t = 0;
+        for (; t + kW <= n; t += kW)
+            zero = zero || Simd::AnyZero(Simd::Load(s + t));
+        for (; t < n; ++t)
             zero = zero || s[t] == 0.0f;
         Field(kZeroWeight)[lane] = zero ? 1.0f : 0.0f;
         return true;

@@ -34,6 +34,7 @@ struct Simd {
         return _mm_cvtss_f32(s);
     }
     static bool AnyNaN(V v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
+    static bool AnyZero(V v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ)) != 0; }
 
     static V LoadHalf(const uint16_t* p) {
         return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));

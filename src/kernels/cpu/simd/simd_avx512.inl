@@ -26,6 +26,7 @@ struct Simd {
     }
     static float ReduceMax(V v) { return _mm512_reduce_max_ps(v); }
     static bool AnyNaN(V v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0; }
+    static bool AnyZero(V v) { return _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) != 0; }
 
     static V LoadHalf(const uint16_t* p) {
         return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));

@@ -25,6 +25,7 @@ struct Simd {
     }
     static float ReduceMax(V v) { return v; }
     static bool AnyNaN(V v) { return v != v; }
+    static bool AnyZero(V v) { return v == 0.0f; }
 
     static V LoadHalf(const uint16_t* p) {
         const uint16_t bits = *p;
