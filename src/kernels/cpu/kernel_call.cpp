@@ -275,6 +275,10 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     if (call.valueDequant.scale != nullptr)
         call.value.shrink = 1.0f;  // raw int8 sums; the final scale shrinks
     call.mask = plan::KindOf(plan.mask);
+    if (const auto* mask = std::get_if<plan::TensorMask>(&plan.mask);
+        mask != nullptr && mask->columnTile == 0 && !mask->flags && Floating(mask->dtype)) {
+        call.maskRows = {mask->data, mask->dtype, mask->batchStride, mask->headStride, mask->rowStride};
+    }
     call.clamp = plan.scale.clamp;
     call.clampMin = static_cast<float>(plan.scale.clampMin);
     call.clampMax = static_cast<float>(plan.scale.clampMax);

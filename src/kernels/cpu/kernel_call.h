@@ -107,6 +107,14 @@ struct KernelCall {
     FoldedDequant keyDequant, valueDequant;
     float outputGrow = 1.0f;  // outputs are acc / l times this: the inverse of the values' shrink
     plan::MaskKind mask = plan::MaskKind::kNone;
+    // A tensor mask the kernels add row by row in vectors (ND; fp16, bf16 or fp32; no flag scaling): element
+    // (batch, head, row, key) at batch * batchStride + head * headStride + row * rowStride + key. data is
+    // null for every other mask, whose terms AddMaskTerms adds.
+    struct {
+        const void* data = nullptr;
+        aclDataType dtype = ACL_DT_UNDEFINED;
+        int64_t batchStride = 0, headStride = 0, rowStride = 0;
+    } maskRows;
     bool clamp = false;
     float clampMin = 0, clampMax = 0;
     const float* razorOffset = nullptr;

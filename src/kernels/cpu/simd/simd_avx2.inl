@@ -33,6 +33,11 @@ struct Simd {
         s = _mm_max_ss(s, _mm_movehdup_ps(s));
         return _mm_cvtss_f32(s);
     }
+    // score + term, or -inf where the term is -inf (a hidden key stays hidden whatever its score, NaN included).
+    static V AddMaskTerm(V score, V term) {
+        const V hidden = _mm256_cmp_ps(term, _mm256_set1_ps(-__builtin_inff()), _CMP_EQ_OQ);
+        return _mm256_blendv_ps(_mm256_add_ps(score, term), term, hidden);
+    }
     static bool AnyNaN(V v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
     static bool AnyZero(V v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ)) != 0; }
 

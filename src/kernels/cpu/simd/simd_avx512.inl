@@ -25,6 +25,11 @@ struct Simd {
         _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
     }
     static float ReduceMax(V v) { return _mm512_reduce_max_ps(v); }
+    // score + term, or -inf where the term is -inf (a hidden key stays hidden whatever its score, NaN included).
+    static V AddMaskTerm(V score, V term) {
+        const __mmask16 hidden = _mm512_cmp_ps_mask(term, _mm512_set1_ps(-__builtin_inff()), _CMP_EQ_OQ);
+        return _mm512_mask_mov_ps(_mm512_add_ps(score, term), hidden, term);
+    }
     static bool AnyNaN(V v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0; }
     static bool AnyZero(V v) { return _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) != 0; }
 

@@ -24,6 +24,8 @@ struct Simd {
         out[3] = a3;
     }
     static float ReduceMax(V v) { return v; }
+    // score + term, or -inf where the term is -inf (a hidden key stays hidden whatever its score, NaN included).
+    static V AddMaskTerm(V score, V term) { return term == -__builtin_inff() ? term : score + term; }
     static bool AnyNaN(V v) { return v != v; }
     static bool AnyZero(V v) { return v == 0.0f; }
 
