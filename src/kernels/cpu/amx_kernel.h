@@ -1,0 +1,22 @@
+// The cpu:amx path's kernel (attention_amx.cpp): the AVX-512 kernel's schedule, with the tasks that have many
+// query rows (prefill) run on AMX bf16 tiles and every other task handed to avx512::RunTask. Call only where
+// core::HostCpu() has AMX-BF16 (with Linux's permission for the tile state), AVX-512 F/BW/DQ/VL/BF16, FMA and
+// F16C.
+#ifndef ATBX_KERNELS_CPU_AMX_KERNEL_H
+#define ATBX_KERNELS_CPU_AMX_KERNEL_H
+
+#include <cstdint>
+
+#include "kernels/cpu/kernel_call.h"
+
+namespace atbx::kernels::cpu::amx {
+
+// Bytes of packing scratch one thread needs (a multiple of 64) beside the call's own scratch.
+int64_t ThreadScratchBytes(int headDim, int headDimV);
+
+// Runs the call; `scratch` is 64-byte aligned and holds ThreadScratchBytes(...) bytes per thread of the call.
+void RunAttention(const KernelCall& call, char* scratch);
+
+}  // namespace atbx::kernels::cpu::amx
+
+#endif  // ATBX_KERNELS_CPU_AMX_KERNEL_H

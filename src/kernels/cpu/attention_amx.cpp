@@ -1,0 +1,545 @@
+// The cpu:amx path: flash attention on AMX bf16 tiles for the tasks whose row block has many lanes (prefill),
+// the AVX-512 kernel for every other task. CMake compiles this file alone with the AVX-512, AVX512-BF16 and
+// AMX flags; cpu_paths.cpp calls it only where the CPU has them.
+//
+// A task's lanes (head, query row) share one kv head, so they form the M dimension of both products. Keys are
+// walked in blocks of kBlockKeys:
+//   S [lanes, keys] = Q [lanes, d] K^T        (TDPBF16PS, fp32 S)
+//   logits, mask terms, online softmax on S   (AVX-512, as the AVX-512 kernel does per lane)
+//   acc [lanes, dV] = acc * rescale + P V      (TDPBF16PS accumulating into fp32 acc)
+// bf16 operands are exact. fp16 ones are split into bf16 hi + lo (exact for every fp16 value) and the
+// products summed as hi*hi + hi*lo + lo*hi; the weights P are split the same way (docs/decisions.md,
+// "cpu:amx"). Blocks holding a non-finite key or value are computed in fp32 from the same exact parts, since
+// a split product of an infinity (inf * 0 in a lo part) would turn ±inf into NaN, and a key of weight 0 must
+// not contribute even with a NaN value.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "core/parallel.h"
+#include "kernels/cpu/amx_kernel.h"
+#include "kernels/cpu/isa_kernels.h"
+
+#define ATBX_KERNEL_NAMESPACE atbx::kernels::cpu::amx
+namespace ATBX_KERNEL_NAMESPACE {
+#include "kernels/cpu/simd/simd_avx512.inl"
+}  // namespace ATBX_KERNEL_NAMESPACE
+#include "kernels/common/online_softmax.inl"
+#include "kernels/cpu/amx_tiles.inl"
+
+namespace atbx::kernels::cpu::amx {
+namespace {
+
+using V = Simd::V;
+constexpr float kNegInf = -__builtin_inff();
+constexpr int kBlockKeys = 128;  // keys per block: S and P rows of 128, four tile products per acc tile
+constexpr int kSubBlock = 32;    // keys classified against the mask at once (the AVX-512 kernel's tile)
+constexpr int kLanePad = kMaxLanes;
+// Fewest lanes a task needs for the tiles to pay (measured: docs/decisions.md, "cpu:amx").
+constexpr int kMinLanes = 16;
+
+int64_t Round(int64_t n, int64_t to) {
+    return (n + to - 1) / to * to;
+}
+
+// Byte offsets of one thread's arrays inside its AMX scratch; d32 / v32: head sizes rounded up to 32.
+struct AmxLayout {
+    int64_t d32, v32;
+    int64_t qHi, qLo;          // bf16 [kLanePad, d32] the task's queries
+    int64_t kHi, kLo;          // bf16 pairs [d32 / 2, kBlockKeys, 2] a key block
+    int64_t vHi, vLo;          // bf16 pairs [kBlockKeys / 2, v32, 2] a value block
+    int64_t stageHi, stageLo;  // bf16 [kBlockKeys, max(d32, v32)] rows of the block being packed
+    int64_t pHi, pLo;          // bf16 [kLanePad, kBlockKeys] weights
+    int64_t scores;            // fp32 [kLanePad, kBlockKeys]
+    int64_t acc;               // fp32 [kLanePad, v32]
+    int64_t razor;             // fp32 [kBlockKeys]
+    int64_t total;
+};
+
+AmxLayout LayoutFor(int headDim, int headDimV) {
+    AmxLayout l{};
+    l.d32 = Round(headDim, kPairSteps);
+    l.v32 = Round(headDimV, kPairSteps);
+    int64_t at = 0;
+    const auto take = [&at](int64_t bytes) {
+        const int64_t start = at;
+        at += Round(bytes, 64);
+        return start;
+    };
+    l.qHi = take(kLanePad * l.d32 * 2);
+    l.qLo = take(kLanePad * l.d32 * 2);
+    l.kHi = take(kBlockKeys * l.d32 * 2);
+    l.kLo = take(kBlockKeys * l.d32 * 2);
+    l.vHi = take(kBlockKeys * l.v32 * 2);
+    l.vLo = take(kBlockKeys * l.v32 * 2);
+    l.stageHi = take(kBlockKeys * std::max(l.d32, l.v32) * 2);
+    l.stageLo = take(kBlockKeys * std::max(l.d32, l.v32) * 2);
+    l.pHi = take(kLanePad * kBlockKeys * 2);
+    l.pLo = take(kLanePad * kBlockKeys * 2);
+    l.scores = take(kLanePad * kBlockKeys * 4);
+    l.acc = take(kLanePad * l.v32 * 4);
+    l.razor = take(kBlockKeys * 4);
+    l.total = at;
+    return l;
+}
+
+V Bf16ToFloat(__m256i bf16) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bf16), 16));
+}
+
+__m256i FloatToBf16(V x) {
+    return __builtin_bit_cast(__m256i, _mm512_cvtneps_pbh(x));
+}
+
+__mmask16 NonFinite(V x) {
+    return _mm512_fpclass_ps_mask(x, 0x99);  // QNaN, SNaN, +inf, -inf
+}
+
+// Sixteen fp32 values as bf16 hi (and lo = x - hi, exact for fp16 and for anything bf16 represents in two
+// parts; 0 where x is not finite, so that hi carries the infinity or NaN alone).
+void Split(V x, uint16_t* hi, uint16_t* lo) {
+    const __m256i h = FloatToBf16(x);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(hi), h);
+    if (lo == nullptr) return;
+    const V rest = _mm512_maskz_sub_ps(static_cast<__mmask16>(~NonFinite(x)), x, Bf16ToFloat(h));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo), FloatToBf16(rest));
+}
+
+// Element offset of channel 0 of key j of the item's kv head.
+int64_t RowOffset(const KvView& kv, const plan::WorkItem& item, int64_t j) {
+    if (kv.blockTable == nullptr)
+        return item.kvSequence * kv.sequenceStride + j * kv.slotStride + item.kvHead * kv.headStride;
+    const int64_t block = kv.blockTable[item.kvSequence * kv.tableStride + j / kv.blockSize];
+    return block * kv.blockStride + (j % kv.blockSize) * kv.slotStride + item.kvHead * kv.headStride;
+}
+
+// Keys [j0, j0 + n) of an fp16 or bf16 cache as bf16 rows `width` elements apart (zero past headDim and for
+// rows [n, rows)), split into hi and lo for fp16 (lo null for bf16). True when one of them is not finite.
+bool StageRows(const KvView& kv, const plan::WorkItem& item, int64_t j0, int n, int rows, int64_t width,
+               uint16_t* hi, uint16_t* lo) {
+    const auto* base = static_cast<const char*>(kv.data);
+    const bool half = kv.dtype == ACL_FLOAT16;
+    __mmask16 bad = 0;
+    for (int t = 0; t < n; ++t) {
+        const char* row = base + RowOffset(kv, item, j0 + t) * 2;
+        for (int64_t c0 = 0; c0 < width; c0 += 16) {
+            uint16_t* h = hi + t * width + c0;
+            uint16_t* l = lo != nullptr ? lo + t * width + c0 : nullptr;
+            const int64_t valid = std::clamp<int64_t>(kv.headDim - c0, 0, 16);
+            if (valid == 0) {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), _mm256_setzero_si256());
+                if (l != nullptr) _mm256_storeu_si256(reinterpret_cast<__m256i*>(l), _mm256_setzero_si256());
+                continue;
+            }
+            // FRACTAL_NZ tiles are multiples of 16 channels (CallRefusal): 16 channels never cross one.
+            const int64_t at =
+                kv.channelTile == 0 ? c0 : (c0 / kv.channelTile) * kv.channelTileStride + c0 % kv.channelTile;
+            const auto mask = static_cast<__mmask16>((1u << valid) - 1u);
+            const __m256i raw = _mm256_maskz_loadu_epi16(mask, row + at * 2);
+            const V x = half ? _mm512_cvtph_ps(raw) : Bf16ToFloat(raw);
+            bad |= NonFinite(x);
+            if (half) {
+                Split(x, h, l);
+            } else {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), raw);
+            }
+        }
+    }
+    for (int t = n; t < rows; ++t) {
+        std::fill_n(hi + t * width, width, uint16_t{0});
+        if (lo != nullptr) std::fill_n(lo + t * width, width, uint16_t{0});
+    }
+    return bad != 0;
+}
+
+// Transposes 16 x 16 32-bit elements (pairs of bf16): out row c = column c of the 16 rows at `in`.
+void Transpose16(const char* in, int64_t inStride, char* out, int64_t outStride) {
+    __m512i r[16], a[16], b[16];
+    for (int i = 0; i < 16; ++i)
+        r[i] = _mm512_loadu_si512(in + i * inStride);
+    for (int i = 0; i < 8; ++i) {
+        a[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    // b[4i + k], 128-bit lane L: column 4L + k of rows 4i .. 4i + 3.
+    for (int i = 0; i < 4; ++i) {
+        b[4 * i] = _mm512_unpacklo_epi64(a[4 * i], a[4 * i + 2]);
+        b[4 * i + 1] = _mm512_unpackhi_epi64(a[4 * i], a[4 * i + 2]);
+        b[4 * i + 2] = _mm512_unpacklo_epi64(a[4 * i + 1], a[4 * i + 3]);
+        b[4 * i + 3] = _mm512_unpackhi_epi64(a[4 * i + 1], a[4 * i + 3]);
+    }
+    for (int k = 0; k < 4; ++k) {
+        const __m512i c0 = _mm512_shuffle_i32x4(b[k], b[4 + k], 0x44);
+        const __m512i c1 = _mm512_shuffle_i32x4(b[k], b[4 + k], 0xEE);
+        const __m512i c2 = _mm512_shuffle_i32x4(b[8 + k], b[12 + k], 0x44);
+        const __m512i c3 = _mm512_shuffle_i32x4(b[8 + k], b[12 + k], 0xEE);
+        _mm512_storeu_si512(out + k * outStride, _mm512_shuffle_i32x4(c0, c2, 0x88));
+        _mm512_storeu_si512(out + (4 + k) * outStride, _mm512_shuffle_i32x4(c0, c2, 0xDD));
+        _mm512_storeu_si512(out + (8 + k) * outStride, _mm512_shuffle_i32x4(c1, c3, 0x88));
+        _mm512_storeu_si512(out + (12 + k) * outStride, _mm512_shuffle_i32x4(c1, c3, 0xDD));
+    }
+}
+
+// Key rows [rows, d32] bf16 to the B layout of S = Q K^T: [d32 / 2, kBlockKeys, 2].
+void PackKeys(const uint16_t* stage, int rows, int64_t d32, uint16_t* packed) {
+    for (int n0 = 0; n0 < rows; n0 += 16) {
+        for (int64_t p0 = 0; p0 < d32 / 2; p0 += 16) {
+            Transpose16(reinterpret_cast<const char*>(stage + n0 * d32 + p0 * 2), d32 * 2,
+                        reinterpret_cast<char*>(packed + p0 * kBlockKeys * 2 + n0 * 2), kBlockKeys * 4);
+        }
+    }
+}
+
+// Value rows [rows, v32] bf16 to the B layout of acc += P V: [rows / 2, v32, 2].
+void PackValues(const uint16_t* stage, int rows, int64_t v32, uint16_t* packed) {
+    alignas(64) uint16_t low[32], high[32];
+    for (int i = 0; i < 16; ++i) {
+        low[2 * i] = static_cast<uint16_t>(i);
+        low[2 * i + 1] = static_cast<uint16_t>(32 + i);
+        high[2 * i] = static_cast<uint16_t>(16 + i);
+        high[2 * i + 1] = static_cast<uint16_t>(48 + i);
+    }
+    const __m512i lowIndex = _mm512_load_si512(low), highIndex = _mm512_load_si512(high);
+    for (int p = 0; p < rows / 2; ++p) {
+        const uint16_t* even = stage + 2 * p * v32;
+        const uint16_t* odd = even + v32;
+        uint16_t* out = packed + p * v32 * 2;
+        for (int64_t c0 = 0; c0 < v32; c0 += 32) {
+            const __m512i e = _mm512_loadu_si512(even + c0), o = _mm512_loadu_si512(odd + c0);
+            _mm512_storeu_si512(out + 2 * c0, _mm512_permutex2var_epi16(e, lowIndex, o));
+            _mm512_storeu_si512(out + 2 * c0 + 32, _mm512_permutex2var_epi16(e, highIndex, o));
+        }
+    }
+}
+
+// One lane's output acc / sum; a NaN anywhere in the row makes the whole row NaN (as the AVX-512 kernel).
+void StoreRow(const KernelCall& call, int64_t base, const float* acc, float sum) {
+    bool nan = sum != sum;
+    for (int c = 0; c < call.headDimV && !nan; ++c)
+        nan = acc[c] != acc[c];
+    const float grow = 1.0f / call.value.shrink;
+    for (int c = 0; c < call.headDimV; ++c)
+        StoreOutput(call, base + c, nan ? __builtin_nanf("") : acc[c] / sum * grow);
+}
+
+// Whether the AMX runner takes the task: fp16 or bf16 queries, keys and values of one dtype without
+// quantisation, and enough lanes. Tasks spanning several work items stay with the AVX-512 kernel.
+template <class TaskType>
+bool SpansItems(const TaskType& task) {
+    if constexpr (requires { task.itemCount; }) {
+        return task.itemCount > 1;
+    } else {
+        return false;
+    }
+}
+
+bool Takes(const KernelCall& call, const Task& task) {
+    if (SpansItems(task)) return false;
+    const plan::WorkItem& item = call.items[task.item];
+    const aclDataType dtype = call.queryType;
+    return (dtype == ACL_FLOAT16 || dtype == ACL_BF16) && call.key.dtype == dtype &&
+           call.value.dtype == dtype && call.quant == plan::QuantPolicy::Mode::kNone &&
+           call.key.scale == nullptr && call.value.scale == nullptr && !item.zeroOutput &&
+           task.kvEnd > task.kvBegin && item.headCount * (task.rowEnd - task.rowBegin) >= kMinLanes;
+}
+
+class AmxTaskRunner {
+  public:
+    AmxTaskRunner(const KernelCall& call, const Task& task, char* scratch, const AmxLayout& layout)
+        : call_(call),
+          task_(task),
+          item_(call.items[task.item]),
+          l_(layout),
+          rows_(task.rowEnd - task.rowBegin),
+          lanes_(item_.headCount * rows_),
+          mTiles_(static_cast<int>(Round(lanes_, 2 * kTileRows) / kTileRows)),
+          splitKeys_(call.key.dtype == ACL_FLOAT16),
+          splitValues_(call.value.dtype == ACL_FLOAT16),
+          qHi_(Array<uint16_t>(scratch, l_.qHi)),
+          qLo_(Array<uint16_t>(scratch, l_.qLo)),
+          kHi_(Array<uint16_t>(scratch, l_.kHi)),
+          kLo_(Array<uint16_t>(scratch, l_.kLo)),
+          vHi_(Array<uint16_t>(scratch, l_.vHi)),
+          vLo_(Array<uint16_t>(scratch, l_.vLo)),
+          stageHi_(Array<uint16_t>(scratch, l_.stageHi)),
+          stageLo_(Array<uint16_t>(scratch, l_.stageLo)),
+          pHi_(Array<uint16_t>(scratch, l_.pHi)),
+          pLo_(Array<uint16_t>(scratch, l_.pLo)),
+          scores_(Array<float>(scratch, l_.scores)),
+          acc_(Array<float>(scratch, l_.acc)),
+          razor_(Array<float>(scratch, l_.razor)) {}
+
+    // False (having written nothing) when a query is not finite: the caller hands the task to AVX-512.
+    bool Run() {
+        if (!LoadQueries()) return false;
+        Init();
+        ConfigureTiles();
+        for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += kBlockKeys)
+            Block(j0, std::min<int32_t>(kBlockKeys, task_.kvEnd - j0));
+        ReleaseTiles();
+        if (task_.partial < 0) {
+            StoreOutputs();
+        } else {
+            StorePartial();
+        }
+        return true;
+    }
+
+  private:
+    template <class T>
+    static T* Array(char* scratch, int64_t offset) {
+        return reinterpret_cast<T*>(scratch + offset);
+    }
+    int64_t HeadOf(int lane) const { return item_.headBegin + lane / rows_; }
+    int64_t RowOf(int lane) const { return task_.rowBegin + lane % rows_; }
+    bool SplitWeights() const { return splitValues_; }
+
+    // Queries unscaled: exact in bf16 (hi + lo for fp16); the row scale multiplies the fp32 dot. Lanes past
+    // the task's are zero.
+    bool LoadQueries() {
+        float* row = scores_;  // fp32 staging of one query row
+        __mmask16 bad = 0;
+        for (int lane = 0; lane < kLanePad; ++lane) {
+            const int64_t base =
+                item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
+            for (int64_t c = 0; c < l_.d32; ++c)
+                row[c] = lane < lanes_ && c < call_.headDim ? QueryElement(call_, base + c) : 0.0f;
+            for (int64_t c = 0; c < l_.d32; c += 16) {
+                const V x = _mm512_loadu_ps(row + c);
+                bad |= NonFinite(x);
+                Split(x, qHi_ + lane * l_.d32 + c, splitKeys_ ? qLo_ + lane * l_.d32 + c : nullptr);
+            }
+        }
+        return bad == 0;
+    }
+
+    // logit = (dot * dotMul + razor * razorMul) * postMul, the row scale s in dotMul and razorMul when
+    // |s| <= 1, else in postMul (as the AVX-512 kernel).
+    void Init() {
+        for (int lane = 0; lane < lanes_; ++lane) {
+            const auto scale = static_cast<float>(RowScale(call_, item_, RowOf(lane)));
+            const bool small = scale <= 1.0f && scale >= -1.0f;
+            dotMul_[lane] = small ? scale : 1.0f;
+            razorMul_[lane] = small ? scale : 1.0f;
+            postMul_[lane] = small ? 1.0f : scale;
+            max_[lane] = kNegInf;
+            sum_[lane] = 0.0f;
+        }
+        std::fill_n(acc_, kLanePad * l_.v32, 0.0f);
+        std::fill_n(pHi_, kLanePad * kBlockKeys, uint16_t{0});
+        std::fill_n(pLo_, kLanePad * kBlockKeys, uint16_t{0});
+    }
+
+    void Block(int32_t j0, int32_t n) {
+        const bool masked = call_.mask != plan::MaskKind::kNone;
+        if (masked && ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, j0, j0 + n) ==
+                          plan::TileClass::kHidden) {
+            return;  // every term -inf: the keys take no part
+        }
+        const int rows = static_cast<int>(Round(n, kSubBlock));
+        std::array<plan::TileClass, kBlockKeys / kSubBlock> classes{};
+        for (int b = 0; b * kSubBlock < n; ++b) {
+            const int32_t from = j0 + b * kSubBlock, to = std::min(j0 + n, from + kSubBlock);
+            classes[b] = masked ? ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, from, to)
+                                : plan::TileClass::kVisible;
+        }
+        if (call_.razorOffset != nullptr) LoadRazor(j0, n);
+        Scores(j0, n, rows);
+        for (int lane = 0; lane < lanes_; ++lane)
+            Softmax(lane, j0, n, rows, classes);
+        Accumulate(j0, n, rows);
+    }
+
+    void LoadRazor(int32_t j0, int32_t n) {
+        const KvView& key = call_.key;
+        for (int32_t t = 0; t < n; ++t) {
+            const int64_t j = j0 + t;
+            const int64_t block = key.blockTable[item_.kvSequence * key.tableStride + j / key.blockSize];
+            razor_[t] = call_.razorOffset[block * call_.razorBlockStride + j % key.blockSize];
+        }
+    }
+
+    // scores [lanes, rows] = Q K^T (unscaled dots).
+    void Scores(int32_t j0, int32_t n, int rows) {
+        uint16_t* lo = splitKeys_ ? stageLo_ : nullptr;
+        if (StageRows(call_.key, item_, j0, n, rows, l_.d32, stageHi_, lo)) return ExactScores(rows);
+        PackKeys(stageHi_, rows, l_.d32, kHi_);
+        if (splitKeys_) PackKeys(stageLo_, rows, l_.d32, kLo_);
+        const Product split[] = {{qHi_, kHi_}, {qHi_, kLo_}, {qLo_, kHi_}};
+        TileGemm(split, splitKeys_ ? 3 : 1, l_.d32 * 2, kBlockKeys * 4, static_cast<int>(l_.d32 / kPairSteps),
+                 mTiles_, rows / kTileRows, scores_, kBlockKeys * 4, false);
+    }
+
+    // The same dots in fp32 from the exact parts, for a block with a non-finite key.
+    void ExactScores(int rows) {
+        for (int lane = 0; lane < lanes_; ++lane) {
+            for (int t = 0; t < rows; ++t) {
+                V dot = _mm512_setzero_ps();
+                for (int64_t c = 0; c < l_.d32; c += 16) {
+                    const V q = Part(qHi_, qLo_, splitKeys_, lane * l_.d32 + c);
+                    const V k = Part(stageHi_, stageLo_, splitKeys_, t * l_.d32 + c);
+                    dot = _mm512_fmadd_ps(q, k, dot);
+                }
+                scores_[lane * kBlockKeys + t] = _mm512_reduce_add_ps(dot);
+            }
+        }
+    }
+
+    static V Part(const uint16_t* hi, const uint16_t* lo, bool split, int64_t at) {
+        const V h = Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hi + at)));
+        if (!split) return h;
+        return _mm512_add_ps(h, Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo + at))));
+    }
+
+    // One lane's logits, mask terms and online-softmax step; its weights (times value.shrink) go to pHi / pLo
+    // and the rounded weights' sum to sum_, so that acc / sum weighs the values by exactly the weights used.
+    void Softmax(int lane, int32_t j0, int32_t n, int rows,
+                 const std::array<plan::TileClass, kBlockKeys / kSubBlock>& classes) {
+        float* s = scores_ + lane * kBlockKeys;
+        const V dotMul = _mm512_set1_ps(dotMul_[lane]), razorMul = _mm512_set1_ps(razorMul_[lane]);
+        const V postMul = _mm512_set1_ps(postMul_[lane]);
+        for (int i = 0; i < rows; i += 16) {
+            V x = _mm512_loadu_ps(s + i);
+            x = call_.razorOffset != nullptr
+                    ? _mm512_fmadd_ps(x, dotMul, _mm512_mul_ps(_mm512_loadu_ps(razor_ + i), razorMul))
+                    : _mm512_mul_ps(x, dotMul);
+            x = _mm512_mul_ps(x, postMul);
+            // Operand order keeps a NaN logit NaN (the instructions return the second operand on NaN).
+            if (call_.clamp) {
+                x = _mm512_min_ps(_mm512_set1_ps(call_.clampMax),
+                                  _mm512_max_ps(_mm512_set1_ps(call_.clampMin), x));
+            }
+            _mm512_storeu_ps(s + i, x);
+        }
+        for (int b = 0; b * kSubBlock < rows; ++b) {
+            const int32_t from = b * kSubBlock, count = std::min(n - from, kSubBlock);
+            if (count <= 0 || classes[b] == plan::TileClass::kHidden) {
+                std::fill_n(s + from, kSubBlock, kNegInf);
+                continue;
+            }
+            if (classes[b] == plan::TileClass::kPartial)
+                AddMaskTerms(call_, item_, HeadOf(lane), RowOf(lane), j0 + from, count, s + from);
+            std::fill(s + from + count, s + from + kSubBlock, kNegInf);
+        }
+        V top = _mm512_set1_ps(kNegInf);
+        bool nan = false;
+        for (int i = 0; i < rows; i += 16) {
+            const V x = _mm512_loadu_ps(s + i);
+            nan = nan || _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) != 0;
+            top = _mm512_max_ps(top, x);
+        }
+        const float tileMax = nan ? __builtin_nanf("") : _mm512_reduce_max_ps(top);
+        const SoftmaxStep<float> step = StepSoftmax(max_[lane], tileMax);
+        uint16_t* pHi = pHi_ + lane * kBlockKeys;
+        uint16_t* pLo = pLo_ + lane * kBlockKeys;
+        if (!step.visible) {
+            std::fill_n(pHi, rows, uint16_t{0});
+            if (SplitWeights()) std::fill_n(pLo, rows, uint16_t{0});
+            return;
+        }
+        const V shift = _mm512_set1_ps(step.newMax), shrink = _mm512_set1_ps(call_.value.shrink);
+        V total = _mm512_setzero_ps();
+        for (int i = 0; i < rows; i += 16) {
+            const V w = _mm512_mul_ps(Simd::Exp(_mm512_sub_ps(_mm512_loadu_ps(s + i), shift)), shrink);
+            Split(w, pHi + i, SplitWeights() ? pLo + i : nullptr);
+            total = _mm512_add_ps(total, Part(pHi, pLo, SplitWeights(), i));
+        }
+        float* acc = acc_ + lane * l_.v32;
+        if (step.rescale != 1.0f) {
+            const V r = _mm512_set1_ps(step.rescale);
+            for (int64_t c = 0; c < l_.v32; c += 16)
+                _mm512_storeu_ps(acc + c, _mm512_mul_ps(_mm512_loadu_ps(acc + c), r));
+        }
+        sum_[lane] = sum_[lane] * step.rescale + _mm512_reduce_add_ps(total) / call_.value.shrink;
+        max_[lane] = step.newMax;
+    }
+
+    // acc += P V.
+    void Accumulate(int32_t j0, int32_t n, int rows) {
+        uint16_t* lo = splitValues_ ? stageLo_ : nullptr;
+        if (StageRows(call_.value, item_, j0, n, rows, l_.v32, stageHi_, lo)) return ExactAccumulate(n);
+        PackValues(stageHi_, rows, l_.v32, vHi_);
+        if (splitValues_) PackValues(stageLo_, rows, l_.v32, vLo_);
+        const Product bf16[] = {{pHi_, vHi_}};
+        const Product split[] = {{pHi_, vHi_}, {pHi_, vLo_}, {pLo_, vHi_}};
+        TileGemm(splitValues_ ? split : bf16, splitValues_ ? 3 : 1, kBlockKeys * 2, l_.v32 * 4,
+                 rows / kPairSteps, mTiles_, static_cast<int>(l_.v32 / kTileRows), acc_, l_.v32 * 4, true);
+    }
+
+    // The same sums in fp32 for a block with a non-finite value; keys of weight 0 take no part.
+    void ExactAccumulate(int32_t n) {
+        for (int lane = 0; lane < lanes_; ++lane) {
+            float* acc = acc_ + lane * l_.v32;
+            for (int32_t t = 0; t < n; ++t) {
+                const float w = Weight(lane, t);
+                if (w == 0.0f) continue;
+                for (int64_t c = 0; c < l_.v32; c += 16) {
+                    const V v = Part(stageHi_, stageLo_, splitValues_, t * l_.v32 + c);
+                    _mm512_storeu_ps(acc + c,
+                                     _mm512_fmadd_ps(_mm512_set1_ps(w), v, _mm512_loadu_ps(acc + c)));
+                }
+            }
+        }
+    }
+
+    float Weight(int lane, int32_t t) const {
+        const auto widen = [](uint16_t bits) {
+            return __builtin_bit_cast(float, static_cast<uint32_t>(bits) << 16);
+        };
+        const float hi = widen(pHi_[lane * kBlockKeys + t]);
+        return SplitWeights() ? hi + widen(pLo_[lane * kBlockKeys + t]) : hi;
+    }
+
+    void StoreOutputs() {
+        for (int lane = 0; lane < lanes_; ++lane) {
+            const int64_t base =
+                item_.outOffset + RowOf(lane) * call_.outputRowStride + HeadOf(lane) * call_.outputHeadStride;
+            StoreRow(call_, base, acc_ + lane * l_.v32, sum_[lane]);
+        }
+    }
+
+    // The AVX-512 kernel's partial state: m[call.lanes], l[call.lanes], acc[call.lanes, dimVPad].
+    void StorePartial() {
+        float* partial = call_.partials + task_.partial * call_.partialFloats;
+        for (int lane = 0; lane < lanes_; ++lane) {
+            partial[lane] = max_[lane];
+            partial[call_.lanes + lane] = sum_[lane];
+            std::copy_n(acc_ + lane * l_.v32, call_.dimVPad,
+                        partial + 2 * call_.lanes + int64_t{lane} * call_.dimVPad);
+        }
+    }
+
+    const KernelCall& call_;
+    const Task& task_;
+    const plan::WorkItem& item_;
+    const AmxLayout& l_;
+    const int32_t rows_;
+    const int lanes_;
+    const int mTiles_;
+    const bool splitKeys_, splitValues_;
+    uint16_t *qHi_, *qLo_, *kHi_, *kLo_, *vHi_, *vLo_, *stageHi_, *stageLo_, *pHi_, *pLo_;
+    float *scores_, *acc_, *razor_;
+    std::array<float, kLanePad> dotMul_{}, razorMul_{}, postMul_{}, max_{}, sum_{};
+};
+
+}  // namespace
+
+int64_t ThreadScratchBytes(int headDim, int headDimV) {
+    return LayoutFor(headDim, headDimV).total;
+}
+
+void RunAttention(const KernelCall& call, char* scratch) {
+    const AmxLayout layout = LayoutFor(call.headDim, call.headDimV);
+    auto task = [&](int64_t index, int thread) {
+        const Task& t = call.tasks[index];
+        if (Takes(call, t) && AmxTaskRunner(call, t, scratch + thread * layout.total, layout).Run()) return;
+        avx512::RunTask(call, index, call.scratch + thread * call.layout.total);
+    };
+    core::ParallelFor(call.taskCount, call.threads, task);
+    auto merge = [&call](int64_t step, int) { avx512::MergeRowBlock(call, step); };
+    core::ParallelFor(call.mergeCount, call.threads, merge);
+}
+
+}  // namespace atbx::kernels::cpu::amx
