@@ -15,7 +15,8 @@ namespace atbx::kernels::cpu::amx {
 int64_t ThreadScratchBytes(int headDim, int headDimV);
 
 // Runs the call; `scratch` is 64-byte aligned and holds ThreadScratchBytes(...) bytes per thread of the call.
-void RunAttention(const KernelCall& call, char* scratch);
+// queriesAsStored: the plan has no qScale to apply, so the queries are read as the tensor holds them.
+void RunAttention(const KernelCall& call, char* scratch, bool queriesAsStored);
 
 }  // namespace atbx::kernels::cpu::amx
 

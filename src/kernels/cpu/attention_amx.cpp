@@ -14,8 +14,6 @@
 // not contribute even with a NaN value.
 #include <immintrin.h>
 
-#include <algorithm>
-#include <array>
 #include <cstdint>
 
 #include "core/parallel.h"
@@ -40,21 +38,52 @@ constexpr int kLanePad = kMaxLanes;
 // Fewest lanes a task needs for the tiles to pay (measured: docs/decisions.md, "cpu:amx").
 constexpr int kMinLanes = 16;
 
+// This file is compiled with AMX and AVX-512 flags: it instantiates no template of the standard library,
+// whose instances the linker could pick for code that runs on any CPU (kernel_call.h).
 int64_t Round(int64_t n, int64_t to) {
     return (n + to - 1) / to * to;
 }
 
+int64_t Min(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
+int64_t Max(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
+
+template <class T>
+void Fill(T* at, int64_t n, T value) {
+    for (int64_t i = 0; i < n; ++i)
+        at[i] = value;
+}
+
+// The key chunk a thread's packed blocks belong to: consecutive tasks on one thread usually read the same
+// chunk of the same work item (the row blocks of one chunk), so each block is converted and packed once per
+// thread and chunk, on first use. What is packed depends on the keys alone, so results do not depend on
+// which thread ran which task.
+constexpr int kChunkBlocks = kKvChunk / kBlockKeys;
+struct ChunkState {
+    int32_t item, kvBegin, kvEnd;
+    bool valid;
+    bool packed[kChunkBlocks];
+    bool keysNonFinite[kChunkBlocks];  // such blocks are computed in fp32 (the file comment)
+    bool valuesNonFinite[kChunkBlocks];
+};
+
 // Byte offsets of one thread's arrays inside its AMX scratch; d32 / v32: head sizes rounded up to 32.
 struct AmxLayout {
     int64_t d32, v32;
-    int64_t qHi, qLo;          // bf16 [kLanePad, d32] the task's queries
-    int64_t kHi, kLo;          // bf16 pairs [d32 / 2, kBlockKeys, 2] a key block
-    int64_t vHi, vLo;          // bf16 pairs [kBlockKeys / 2, v32, 2] a value block
-    int64_t stageHi, stageLo;  // bf16 [kBlockKeys, max(d32, v32)] rows of the block being packed
-    int64_t pHi, pLo;          // bf16 [kLanePad, kBlockKeys] weights
-    int64_t scores;            // fp32 [kLanePad, kBlockKeys]
-    int64_t acc;               // fp32 [kLanePad, v32]
-    int64_t razor;             // fp32 [kBlockKeys]
+    int64_t qHi, qLo;            // bf16 [kLanePad, d32] the task's queries
+    int64_t chunk;               // ChunkState: which keys chunkKeys / chunkValues hold
+    int64_t chunkKeys;           // per block of the chunk, hi then lo: bf16 pairs [d32 / 2, kBlockKeys, 2]
+    int64_t chunkValues;         // per block of the chunk, hi then lo: bf16 pairs [kBlockKeys / 2, v32, 2]
+    int64_t keyPart, valuePart;  // bytes of one part (hi or lo) of one block
+    int64_t stageHi, stageLo;    // bf16 [kBlockKeys, max(d32, v32)] rows of the block being packed
+    int64_t pHi, pLo;            // bf16 [kLanePad, kBlockKeys] weights
+    int64_t scores;              // fp32 [kLanePad, kBlockKeys]
+    int64_t acc;                 // fp32 [kLanePad, v32]
+    int64_t razor;               // fp32 [kBlockKeys]
     int64_t total;
 };
 
@@ -70,12 +99,13 @@ AmxLayout LayoutFor(int headDim, int headDimV) {
     };
     l.qHi = take(kLanePad * l.d32 * 2);
     l.qLo = take(kLanePad * l.d32 * 2);
-    l.kHi = take(kBlockKeys * l.d32 * 2);
-    l.kLo = take(kBlockKeys * l.d32 * 2);
-    l.vHi = take(kBlockKeys * l.v32 * 2);
-    l.vLo = take(kBlockKeys * l.v32 * 2);
-    l.stageHi = take(kBlockKeys * std::max(l.d32, l.v32) * 2);
-    l.stageLo = take(kBlockKeys * std::max(l.d32, l.v32) * 2);
+    l.keyPart = kBlockKeys * l.d32 * 2;
+    l.valuePart = kBlockKeys * l.v32 * 2;
+    l.chunk = take(sizeof(ChunkState));
+    l.chunkKeys = take(kChunkBlocks * 2 * l.keyPart);
+    l.chunkValues = take(kChunkBlocks * 2 * l.valuePart);
+    l.stageHi = take(kBlockKeys * Max(l.d32, l.v32) * 2);
+    l.stageLo = take(kBlockKeys * Max(l.d32, l.v32) * 2);
     l.pHi = take(kLanePad * kBlockKeys * 2);
     l.pLo = take(kLanePad * kBlockKeys * 2);
     l.scores = take(kLanePad * kBlockKeys * 4);
@@ -117,17 +147,27 @@ int64_t RowOffset(const KvView& kv, const plan::WorkItem& item, int64_t j) {
 
 // Keys [j0, j0 + n) of an fp16 or bf16 cache as bf16 rows `width` elements apart (zero past headDim and for
 // rows [n, rows)), split into hi and lo for fp16 (lo null for bf16). True when one of them is not finite.
-bool StageRows(const KvView& kv, const plan::WorkItem& item, int64_t j0, int n, int rows, int64_t width,
-               uint16_t* hi, uint16_t* lo) {
+// Cache rows are a few hundred bytes strided by the other heads' rows: each is requested kPrefetchRows rows
+// ahead (up to `end`, the task's last key), as the hardware prefetcher does not run that far.
+constexpr int kPrefetchRows = 16;
+
+bool StageRows(const KvView& kv, const plan::WorkItem& item, int64_t j0, int n, int64_t end, int rows,
+               int64_t width, uint16_t* hi, uint16_t* lo) {
     const auto* base = static_cast<const char*>(kv.data);
     const bool half = kv.dtype == ACL_FLOAT16;
+    const int64_t rowBytes = int64_t{kv.headDim} * 2;
     __mmask16 bad = 0;
     for (int t = 0; t < n; ++t) {
+        if (j0 + t + kPrefetchRows < end) {
+            const char* ahead = base + RowOffset(kv, item, j0 + t + kPrefetchRows) * 2;
+            for (int64_t at = 0; at < rowBytes; at += 64)
+                __builtin_prefetch(ahead + at);
+        }
         const char* row = base + RowOffset(kv, item, j0 + t) * 2;
         for (int64_t c0 = 0; c0 < width; c0 += 16) {
             uint16_t* h = hi + t * width + c0;
             uint16_t* l = lo != nullptr ? lo + t * width + c0 : nullptr;
-            const int64_t valid = std::clamp<int64_t>(kv.headDim - c0, 0, 16);
+            const int64_t valid = Max(0, Min(kv.headDim - c0, 16));
             if (valid == 0) {
                 _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), _mm256_setzero_si256());
                 if (l != nullptr) _mm256_storeu_si256(reinterpret_cast<__m256i*>(l), _mm256_setzero_si256());
@@ -148,8 +188,8 @@ bool StageRows(const KvView& kv, const plan::WorkItem& item, int64_t j0, int n, 
         }
     }
     for (int t = n; t < rows; ++t) {
-        std::fill_n(hi + t * width, width, uint16_t{0});
-        if (lo != nullptr) std::fill_n(lo + t * width, width, uint16_t{0});
+        Fill(hi + t * width, width, uint16_t{0});
+        if (lo != nullptr) Fill(lo + t * width, width, uint16_t{0});
     }
     return bad != 0;
 }
@@ -214,14 +254,39 @@ void PackValues(const uint16_t* stage, int rows, int64_t v32, uint16_t* packed) 
     }
 }
 
+// fp32 to bf16, rounded to nearest even (subnormals kept, as plan::StoreElement rounds).
+__m256i RoundToBf16(V x) {
+    const __m512i bits = _mm512_castps_si512(x);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    __m512i rounded =
+        _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF))), 16);
+    rounded =
+        _mm512_mask_mov_epi32(rounded, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_set1_epi32(0x7FC0));
+    return _mm512_cvtepi32_epi16(rounded);
+}
+
 // One lane's output acc / sum; a NaN anywhere in the row makes the whole row NaN (as the AVX-512 kernel).
 void StoreRow(const KernelCall& call, int64_t base, const float* acc, float sum) {
     bool nan = sum != sum;
     for (int c = 0; c < call.headDimV && !nan; ++c)
         nan = acc[c] != acc[c];
     const float grow = 1.0f / call.value.shrink;
-    for (int c = 0; c < call.headDimV; ++c)
-        StoreOutput(call, base + c, nan ? __builtin_nanf("") : acc[c] / sum * grow);
+    if (call.outputType != ACL_FLOAT16 && call.outputType != ACL_BF16) {
+        for (int c = 0; c < call.headDimV; ++c)
+            StoreOutput(call, base + c, nan ? __builtin_nanf("") : acc[c] / sum * grow);
+        return;
+    }
+    auto* out = static_cast<uint16_t*>(call.output) + base;
+    const V divisor = _mm512_set1_ps(sum), factor = _mm512_set1_ps(grow);
+    for (int c = 0; c < call.headDimV; c += 16) {
+        V x = nan ? _mm512_set1_ps(__builtin_nanf(""))
+                  : _mm512_mul_ps(_mm512_div_ps(_mm512_loadu_ps(acc + c), divisor), factor);
+        const __m256i half = call.outputType == ACL_FLOAT16
+                                 ? _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+                                 : RoundToBf16(x);
+        const auto mask = static_cast<__mmask16>((1u << Min(call.headDimV - c, 16)) - 1u);
+        _mm256_mask_storeu_epi16(out + c, mask, half);
+    }
 }
 
 // Whether the AMX runner takes the task: fp16 or bf16 queries, keys and values of one dtype without
@@ -247,7 +312,8 @@ bool Takes(const KernelCall& call, const Task& task) {
 
 class AmxTaskRunner {
   public:
-    AmxTaskRunner(const KernelCall& call, const Task& task, char* scratch, const AmxLayout& layout)
+    AmxTaskRunner(const KernelCall& call, const Task& task, char* scratch, const AmxLayout& layout,
+                  bool queriesAsStored)
         : call_(call),
           task_(task),
           item_(call.items[task.item]),
@@ -257,12 +323,12 @@ class AmxTaskRunner {
           mTiles_(static_cast<int>(Round(lanes_, 2 * kTileRows) / kTileRows)),
           splitKeys_(call.key.dtype == ACL_FLOAT16),
           splitValues_(call.value.dtype == ACL_FLOAT16),
+          queriesAsStored_(queriesAsStored),
           qHi_(Array<uint16_t>(scratch, l_.qHi)),
           qLo_(Array<uint16_t>(scratch, l_.qLo)),
-          kHi_(Array<uint16_t>(scratch, l_.kHi)),
-          kLo_(Array<uint16_t>(scratch, l_.kLo)),
-          vHi_(Array<uint16_t>(scratch, l_.vHi)),
-          vLo_(Array<uint16_t>(scratch, l_.vLo)),
+          chunk_(Array<ChunkState>(scratch, l_.chunk)),
+          chunkKeys_(scratch + l_.chunkKeys),
+          chunkValues_(scratch + l_.chunkValues),
           stageHi_(Array<uint16_t>(scratch, l_.stageHi)),
           stageLo_(Array<uint16_t>(scratch, l_.stageLo)),
           pHi_(Array<uint16_t>(scratch, l_.pHi)),
@@ -275,9 +341,10 @@ class AmxTaskRunner {
     bool Run() {
         if (!LoadQueries()) return false;
         Init();
+        ClaimChunk();
         ConfigureTiles();
         for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += kBlockKeys)
-            Block(j0, std::min<int32_t>(kBlockKeys, task_.kvEnd - j0));
+            Block(j0, static_cast<int32_t>(Min(kBlockKeys, task_.kvEnd - j0)));
         ReleaseTiles();
         if (task_.partial < 0) {
             StoreOutputs();
@@ -302,10 +369,11 @@ class AmxTaskRunner {
         float* row = scores_;  // fp32 staging of one query row
         __mmask16 bad = 0;
         for (int lane = 0; lane < kLanePad; ++lane) {
-            const int64_t base =
-                item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
-            for (int64_t c = 0; c < l_.d32; ++c)
-                row[c] = lane < lanes_ && c < call_.headDim ? QueryElement(call_, base + c) : 0.0f;
+            if (lane < lanes_) {
+                LoadQuery(lane, row);
+            } else {
+                Fill(row, l_.d32, 0.0f);
+            }
             for (int64_t c = 0; c < l_.d32; c += 16) {
                 const V x = _mm512_loadu_ps(row + c);
                 bad |= NonFinite(x);
@@ -313,6 +381,25 @@ class AmxTaskRunner {
             }
         }
         return bad == 0;
+    }
+
+    // One lane's query as fp32 [d32], zero past headDim: converted here when the queries are used as stored,
+    // else through QueryElement (which applies and rounds qScale).
+    void LoadQuery(int lane, float* row) const {
+        const int64_t base =
+            item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
+        if (!queriesAsStored_) {
+            for (int64_t c = 0; c < l_.d32; ++c)
+                row[c] = c < call_.headDim ? QueryElement(call_, base + c) : 0.0f;
+            return;
+        }
+        const auto* q = static_cast<const uint16_t*>(call_.query) + base;
+        for (int64_t c = 0; c < l_.d32; c += 16) {
+            const int64_t valid = Max(0, Min(call_.headDim - c, 16));
+            const __m256i raw = _mm256_maskz_loadu_epi16(static_cast<__mmask16>((1u << valid) - 1u), q + c);
+            _mm512_storeu_ps(row + c,
+                             call_.queryType == ACL_FLOAT16 ? _mm512_cvtph_ps(raw) : Bf16ToFloat(raw));
+        }
     }
 
     // logit = (dot * dotMul + razor * razorMul) * postMul, the row scale s in dotMul and razorMul when
@@ -327,9 +414,9 @@ class AmxTaskRunner {
             max_[lane] = kNegInf;
             sum_[lane] = 0.0f;
         }
-        std::fill_n(acc_, kLanePad * l_.v32, 0.0f);
-        std::fill_n(pHi_, kLanePad * kBlockKeys, uint16_t{0});
-        std::fill_n(pLo_, kLanePad * kBlockKeys, uint16_t{0});
+        Fill(acc_, kLanePad * l_.v32, 0.0f);
+        Fill(pHi_, kLanePad * kBlockKeys, uint16_t{0});
+        Fill(pLo_, kLanePad * kBlockKeys, uint16_t{0});
     }
 
     void Block(int32_t j0, int32_t n) {
@@ -339,17 +426,58 @@ class AmxTaskRunner {
             return;  // every term -inf: the keys take no part
         }
         const int rows = static_cast<int>(Round(n, kSubBlock));
-        std::array<plan::TileClass, kBlockKeys / kSubBlock> classes{};
+        plan::TileClass classes[kBlockKeys / kSubBlock] = {};
         for (int b = 0; b * kSubBlock < n; ++b) {
-            const int32_t from = j0 + b * kSubBlock, to = std::min(j0 + n, from + kSubBlock);
+            const int32_t from = j0 + b * kSubBlock, to = static_cast<int32_t>(Min(j0 + n, from + kSubBlock));
             classes[b] = masked ? ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, from, to)
                                 : plan::TileClass::kVisible;
         }
         if (call_.razorOffset != nullptr) LoadRazor(j0, n);
-        Scores(j0, n, rows);
+        const int block = (j0 - task_.kvBegin) / kBlockKeys;
+        if (!chunk_->packed[block]) Pack(block, j0, n, rows);
+        Scores(block, j0, n, rows);
         for (int lane = 0; lane < lanes_; ++lane)
             Softmax(lane, j0, n, rows, classes);
-        Accumulate(j0, n, rows);
+        Accumulate(block, j0, n, rows);
+    }
+
+    // Keeps the thread's packed blocks when they are this task's chunk, else starts the chunk afresh.
+    void ClaimChunk() {
+        ChunkState& c = *chunk_;
+        if (c.valid && c.item == task_.item && c.kvBegin == task_.kvBegin && c.kvEnd == task_.kvEnd) return;
+        c.valid = true;
+        c.item = task_.item;
+        c.kvBegin = task_.kvBegin;
+        c.kvEnd = task_.kvEnd;
+        for (int b = 0; b < kChunkBlocks; ++b)
+            c.packed[b] = false;
+    }
+
+    uint16_t* KeyPart(int block, int part) const {
+        return reinterpret_cast<uint16_t*>(chunkKeys_ + (2 * block + part) * l_.keyPart);
+    }
+    uint16_t* ValuePart(int block, int part) const {
+        return reinterpret_cast<uint16_t*>(chunkValues_ + (2 * block + part) * l_.valuePart);
+    }
+
+    // Converts block `block` (keys [j0, j0 + n)) of K and V to the B layouts, hi and lo parts.
+    void Pack(int block, int32_t j0, int32_t n, int rows) {
+        chunk_->keysNonFinite[block] = StageKeys(j0, n, rows);
+        PackKeys(stageHi_, rows, l_.d32, KeyPart(block, 0));
+        if (splitKeys_) PackKeys(stageLo_, rows, l_.d32, KeyPart(block, 1));
+        chunk_->valuesNonFinite[block] = StageValues(j0, n, rows);
+        PackValues(stageHi_, rows, l_.v32, ValuePart(block, 0));
+        if (splitValues_) PackValues(stageLo_, rows, l_.v32, ValuePart(block, 1));
+        chunk_->packed[block] = true;
+    }
+
+    bool StageKeys(int32_t j0, int32_t n, int rows) {
+        return StageRows(call_.key, item_, j0, n, task_.kvEnd, rows, l_.d32, stageHi_,
+                         splitKeys_ ? stageLo_ : nullptr);
+    }
+    bool StageValues(int32_t j0, int32_t n, int rows) {
+        return StageRows(call_.value, item_, j0, n, task_.kvEnd, rows, l_.v32, stageHi_,
+                         splitValues_ ? stageLo_ : nullptr);
     }
 
     void LoadRazor(int32_t j0, int32_t n) {
@@ -362,12 +490,13 @@ class AmxTaskRunner {
     }
 
     // scores [lanes, rows] = Q K^T (unscaled dots).
-    void Scores(int32_t j0, int32_t n, int rows) {
-        uint16_t* lo = splitKeys_ ? stageLo_ : nullptr;
-        if (StageRows(call_.key, item_, j0, n, rows, l_.d32, stageHi_, lo)) return ExactScores(rows);
-        PackKeys(stageHi_, rows, l_.d32, kHi_);
-        if (splitKeys_) PackKeys(stageLo_, rows, l_.d32, kLo_);
-        const Product split[] = {{qHi_, kHi_}, {qHi_, kLo_}, {qLo_, kHi_}};
+    void Scores(int block, int32_t j0, int32_t n, int rows) {
+        if (chunk_->keysNonFinite[block]) {
+            StageKeys(j0, n, rows);
+            return ExactScores(rows);
+        }
+        const uint16_t *kHi = KeyPart(block, 0), *kLo = KeyPart(block, 1);
+        const Product split[] = {{qHi_, kHi}, {qHi_, kLo}, {qLo_, kHi}};
         TileGemm(split, splitKeys_ ? 3 : 1, l_.d32 * 2, kBlockKeys * 4, static_cast<int>(l_.d32 / kPairSteps),
                  mTiles_, rows / kTileRows, scores_, kBlockKeys * 4, false);
     }
@@ -395,8 +524,7 @@ class AmxTaskRunner {
 
     // One lane's logits, mask terms and online-softmax step; its weights (times value.shrink) go to pHi / pLo
     // and the rounded weights' sum to sum_, so that acc / sum weighs the values by exactly the weights used.
-    void Softmax(int lane, int32_t j0, int32_t n, int rows,
-                 const std::array<plan::TileClass, kBlockKeys / kSubBlock>& classes) {
+    void Softmax(int lane, int32_t j0, int32_t n, int rows, const plan::TileClass* classes) {
         float* s = scores_ + lane * kBlockKeys;
         const V dotMul = _mm512_set1_ps(dotMul_[lane]), razorMul = _mm512_set1_ps(razorMul_[lane]);
         const V postMul = _mm512_set1_ps(postMul_[lane]);
@@ -414,14 +542,14 @@ class AmxTaskRunner {
             _mm512_storeu_ps(s + i, x);
         }
         for (int b = 0; b * kSubBlock < rows; ++b) {
-            const int32_t from = b * kSubBlock, count = std::min(n - from, kSubBlock);
+            const int32_t from = b * kSubBlock, count = static_cast<int32_t>(Min(n - from, kSubBlock));
             if (count <= 0 || classes[b] == plan::TileClass::kHidden) {
-                std::fill_n(s + from, kSubBlock, kNegInf);
+                Fill(s + from, kSubBlock, kNegInf);
                 continue;
             }
             if (classes[b] == plan::TileClass::kPartial)
                 AddMaskTerms(call_, item_, HeadOf(lane), RowOf(lane), j0 + from, count, s + from);
-            std::fill(s + from + count, s + from + kSubBlock, kNegInf);
+            Fill(s + from + count, kSubBlock - count, kNegInf);
         }
         V top = _mm512_set1_ps(kNegInf);
         bool nan = false;
@@ -435,8 +563,8 @@ class AmxTaskRunner {
         uint16_t* pHi = pHi_ + lane * kBlockKeys;
         uint16_t* pLo = pLo_ + lane * kBlockKeys;
         if (!step.visible) {
-            std::fill_n(pHi, rows, uint16_t{0});
-            if (SplitWeights()) std::fill_n(pLo, rows, uint16_t{0});
+            Fill(pHi, rows, uint16_t{0});
+            if (SplitWeights()) Fill(pLo, rows, uint16_t{0});
             return;
         }
         const V shift = _mm512_set1_ps(step.newMax), shrink = _mm512_set1_ps(call_.value.shrink);
@@ -457,13 +585,14 @@ class AmxTaskRunner {
     }
 
     // acc += P V.
-    void Accumulate(int32_t j0, int32_t n, int rows) {
-        uint16_t* lo = splitValues_ ? stageLo_ : nullptr;
-        if (StageRows(call_.value, item_, j0, n, rows, l_.v32, stageHi_, lo)) return ExactAccumulate(n);
-        PackValues(stageHi_, rows, l_.v32, vHi_);
-        if (splitValues_) PackValues(stageLo_, rows, l_.v32, vLo_);
-        const Product bf16[] = {{pHi_, vHi_}};
-        const Product split[] = {{pHi_, vHi_}, {pHi_, vLo_}, {pLo_, vHi_}};
+    void Accumulate(int block, int32_t j0, int32_t n, int rows) {
+        if (chunk_->valuesNonFinite[block]) {
+            StageValues(j0, n, rows);
+            return ExactAccumulate(n);
+        }
+        const uint16_t *vHi = ValuePart(block, 0), *vLo = ValuePart(block, 1);
+        const Product bf16[] = {{pHi_, vHi}};
+        const Product split[] = {{pHi_, vHi}, {pHi_, vLo}, {pLo_, vHi}};
         TileGemm(splitValues_ ? split : bf16, splitValues_ ? 3 : 1, kBlockKeys * 2, l_.v32 * 4,
                  rows / kPairSteps, mTiles_, static_cast<int>(l_.v32 / kTileRows), acc_, l_.v32 * 4, true);
     }
@@ -506,8 +635,9 @@ class AmxTaskRunner {
         for (int lane = 0; lane < lanes_; ++lane) {
             partial[lane] = max_[lane];
             partial[call_.lanes + lane] = sum_[lane];
-            std::copy_n(acc_ + lane * l_.v32, call_.dimVPad,
-                        partial + 2 * call_.lanes + int64_t{lane} * call_.dimVPad);
+            float* to = partial + 2 * call_.lanes + int64_t{lane} * call_.dimVPad;
+            for (int c = 0; c < call_.dimVPad; ++c)
+                to[c] = acc_[lane * l_.v32 + c];
         }
     }
 
@@ -519,10 +649,41 @@ class AmxTaskRunner {
     const int lanes_;
     const int mTiles_;
     const bool splitKeys_, splitValues_;
-    uint16_t *qHi_, *qLo_, *kHi_, *kLo_, *vHi_, *vLo_, *stageHi_, *stageLo_, *pHi_, *pLo_;
+    const bool queriesAsStored_;
+    uint16_t *qHi_, *qLo_;
+    ChunkState* chunk_;
+    char *chunkKeys_, *chunkValues_;
+    uint16_t *stageHi_, *stageLo_, *pHi_, *pLo_;
     float *scores_, *acc_, *razor_;
-    std::array<float, kLanePad> dotMul_{}, razorMul_{}, postMul_{}, max_{}, sum_{};
+    float dotMul_[kLanePad] = {}, razorMul_[kLanePad] = {}, postMul_[kLanePad] = {}, max_[kLanePad] = {},
+          sum_[kLanePad] = {};
 };
+
+// avx512::MergeRowBlock with the vectorised StoreRow: combines the partial states of a row block's chunks in
+// key order and stores the output. Row blocks spanning several work items go to avx512::MergeRowBlock.
+void MergeRowBlock(const KernelCall& call, int64_t step) {
+    const MergeStep& merge = call.merges[step];
+    const Task& first = call.tasks[merge.firstTask];
+    if (SpansItems(first)) return avx512::MergeRowBlock(call, step);
+    const plan::WorkItem& item = call.items[first.item];
+    const int32_t rows = first.rowEnd - first.rowBegin;
+    const int lanes = item.headCount * rows;
+    float* into = call.partials + first.partial * call.partialFloats;
+    for (int32_t chunk = 1; chunk < merge.chunks; ++chunk) {
+        const float* from = call.partials + call.tasks[merge.firstTask + chunk].partial * call.partialFloats;
+        for (int lane = 0; lane < lanes; ++lane) {
+            MergeSoftmax(into[lane], into[call.lanes + lane],
+                         into + 2 * call.lanes + int64_t{lane} * call.dimVPad, from[lane],
+                         from[call.lanes + lane], from + 2 * call.lanes + int64_t{lane} * call.dimVPad,
+                         int64_t{call.dimVPad});
+        }
+    }
+    for (int lane = 0; lane < lanes; ++lane) {
+        const int64_t head = item.headBegin + lane / rows, row = first.rowBegin + lane % rows;
+        const int64_t base = item.outOffset + row * call.outputRowStride + head * call.outputHeadStride;
+        StoreRow(call, base, into + 2 * call.lanes + int64_t{lane} * call.dimVPad, into[call.lanes + lane]);
+    }
+}
 
 }  // namespace
 
@@ -530,15 +691,19 @@ int64_t ThreadScratchBytes(int headDim, int headDimV) {
     return LayoutFor(headDim, headDimV).total;
 }
 
-void RunAttention(const KernelCall& call, char* scratch) {
+void RunAttention(const KernelCall& call, char* scratch, bool queriesAsStored) {
     const AmxLayout layout = LayoutFor(call.headDim, call.headDimV);
+    for (int thread = 0; thread < call.threads; ++thread)
+        reinterpret_cast<ChunkState*>(scratch + thread * layout.total + layout.chunk)->valid = false;
     auto task = [&](int64_t index, int thread) {
         const Task& t = call.tasks[index];
-        if (Takes(call, t) && AmxTaskRunner(call, t, scratch + thread * layout.total, layout).Run()) return;
+        if (Takes(call, t) &&
+            AmxTaskRunner(call, t, scratch + thread * layout.total, layout, queriesAsStored).Run())
+            return;
         avx512::RunTask(call, index, call.scratch + thread * call.layout.total);
     };
     core::ParallelFor(call.taskCount, call.threads, task);
-    auto merge = [&call](int64_t step, int) { avx512::MergeRowBlock(call, step); };
+    auto merge = [&call](int64_t step, int) { MergeRowBlock(call, step); };
     core::ParallelFor(call.mergeCount, call.threads, merge);
 }
 

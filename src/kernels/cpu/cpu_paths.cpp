@@ -70,7 +70,7 @@ uint64_t AmxWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
 void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
     auto* amxScratch = static_cast<char*>(workspace) + CallWorkspaceBytes(plan, threads);
     amxScratch += (64 - reinterpret_cast<uintptr_t>(amxScratch) % 64) % 64;
-    amx::RunAttention(PrepareCall(plan, threads, workspace), amxScratch);
+    amx::RunAttention(PrepareCall(plan, threads, workspace), amxScratch, !plan.qPreScale.has_value());
 }
 
 void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace) {
