@@ -14,9 +14,19 @@ namespace atbx::kernels::cpu::amx {
 // Bytes of packing scratch one thread needs (a multiple of 64) beside the call's own scratch.
 int64_t ThreadScratchBytes(int headDim, int headDimV);
 
+// What the runner reads of the plan beyond KernelCall (cpu_paths.cpp fills it: this header's code is compiled
+// with AMX flags and instantiates no template of the plan's headers).
+struct AmxOptions {
+    bool queriesAsStored = false;  // no qScale to apply: the queries are read as the tensor holds them
+    // A causal or sliding-window mask (plan::CausalMask) whose hidden keys take one value: added here with
+    // vector compares instead of the per-key AddMaskTerms.
+    bool causal = false;
+    float maskedValue = 0.0f;
+    int64_t window = 0;
+};
+
 // Runs the call; `scratch` is 64-byte aligned and holds ThreadScratchBytes(...) bytes per thread of the call.
-// queriesAsStored: the plan has no qScale to apply, so the queries are read as the tensor holds them.
-void RunAttention(const KernelCall& call, char* scratch, bool queriesAsStored);
+void RunAttention(const KernelCall& call, char* scratch, const AmxOptions& options);
 
 }  // namespace atbx::kernels::cpu::amx
 

@@ -268,8 +268,11 @@ __m256i RoundToBf16(V x) {
 // One lane's output acc / sum; a NaN anywhere in the row makes the whole row NaN (as the AVX-512 kernel).
 void StoreRow(const KernelCall& call, int64_t base, const float* acc, float sum) {
     bool nan = sum != sum;
-    for (int c = 0; c < call.headDimV && !nan; ++c)
-        nan = acc[c] != acc[c];
+    for (int c = 0; c < call.headDimV && !nan; c += 16) {
+        const V x =
+            _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << Min(call.headDimV - c, 16)) - 1u), acc + c);
+        nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) != 0;
+    }
     const float grow = 1.0f / call.value.shrink;
     if (call.outputType != ACL_FLOAT16 && call.outputType != ACL_BF16) {
         for (int c = 0; c < call.headDimV; ++c)
@@ -313,7 +316,7 @@ bool Takes(const KernelCall& call, const Task& task) {
 class AmxTaskRunner {
   public:
     AmxTaskRunner(const KernelCall& call, const Task& task, char* scratch, const AmxLayout& layout,
-                  bool queriesAsStored)
+                  const AmxOptions& options)
         : call_(call),
           task_(task),
           item_(call.items[task.item]),
@@ -323,7 +326,7 @@ class AmxTaskRunner {
           mTiles_(static_cast<int>(Round(lanes_, 2 * kTileRows) / kTileRows)),
           splitKeys_(call.key.dtype == ACL_FLOAT16),
           splitValues_(call.value.dtype == ACL_FLOAT16),
-          queriesAsStored_(queriesAsStored),
+          options_(options),
           qHi_(Array<uint16_t>(scratch, l_.qHi)),
           qLo_(Array<uint16_t>(scratch, l_.qLo)),
           chunk_(Array<ChunkState>(scratch, l_.chunk)),
@@ -369,6 +372,7 @@ class AmxTaskRunner {
         float* row = scores_;  // fp32 staging of one query row
         __mmask16 bad = 0;
         for (int lane = 0; lane < kLanePad; ++lane) {
+            if (lane + kPrefetchRows < lanes_) PrefetchQuery(lane + kPrefetchRows);
             if (lane < lanes_) {
                 LoadQuery(lane, row);
             } else {
@@ -383,12 +387,20 @@ class AmxTaskRunner {
         return bad == 0;
     }
 
+    void PrefetchQuery(int lane) const {
+        const int64_t base =
+            item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
+        const char* q = static_cast<const char*>(call_.query) + base * 2;
+        for (int64_t at = 0; at < int64_t{call_.headDim} * 2; at += 64)
+            __builtin_prefetch(q + at);
+    }
+
     // One lane's query as fp32 [d32], zero past headDim: converted here when the queries are used as stored,
     // else through QueryElement (which applies and rounds qScale).
     void LoadQuery(int lane, float* row) const {
         const int64_t base =
             item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
-        if (!queriesAsStored_) {
+        if (!options_.queriesAsStored) {
             for (int64_t c = 0; c < l_.d32; ++c)
                 row[c] = c < call_.headDim ? QueryElement(call_, base + c) : 0.0f;
             return;
@@ -547,8 +559,7 @@ class AmxTaskRunner {
                 Fill(s + from, kSubBlock, kNegInf);
                 continue;
             }
-            if (classes[b] == plan::TileClass::kPartial)
-                AddMaskTerms(call_, item_, HeadOf(lane), RowOf(lane), j0 + from, count, s + from);
+            if (classes[b] == plan::TileClass::kPartial) AddTerms(lane, j0 + from, count, s + from);
             Fill(s + from + count, kSubBlock - count, kNegInf);
         }
         V top = _mm512_set1_ps(kNegInf);
@@ -582,6 +593,33 @@ class AmxTaskRunner {
         }
         sum_[lane] = sum_[lane] * step.rescale + _mm512_reduce_add_ps(total) / call_.value.shrink;
         max_[lane] = step.newMax;
+    }
+
+    // Mask terms of keys [j0, j0 + n) (n <= kSubBlock) for one lane, added to s.
+    void AddTerms(int lane, int32_t j0, int32_t n, float* s) const {
+        if (!options_.causal) return AddMaskTerms(call_, item_, HeadOf(lane), RowOf(lane), j0, n, s);
+        // CausalMask::Hidden: j > p, or j <= p - window; a -inf term hides whatever the score.
+        const int64_t position = item_.prefix + RowOf(lane);
+        const __m512i p = _mm512_set1_epi64(position), behind = _mm512_set1_epi64(position - options_.window);
+        const bool hideAll = options_.maskedValue == kNegInf;
+        const V term = _mm512_set1_ps(options_.maskedValue);
+        for (int32_t t = 0; t < n; t += 16) {
+            const __m512i j = _mm512_add_epi64(_mm512_set1_epi64(int64_t{j0} + t),
+                                               _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+            const __m512i j8 = _mm512_add_epi64(j, _mm512_set1_epi64(8));
+            __mmask8 lo = _mm512_cmpgt_epi64_mask(j, p), hi = _mm512_cmpgt_epi64_mask(j8, p);
+            if (options_.window > 0) {
+                lo |= _mm512_cmple_epi64_mask(j, behind);
+                hi |= _mm512_cmple_epi64_mask(j8, behind);
+            }
+            const auto hidden = static_cast<__mmask16>(((static_cast<unsigned>(hi) << 8) | lo) &
+                                                       ((n - t >= 16 ? 0xFFFFu : (1u << (n - t)) - 1u)));
+            const V x = _mm512_loadu_ps(s + t);
+            const V added = hideAll ? term : _mm512_add_ps(x, term);
+            _mm512_mask_storeu_ps(s + t,
+                                  static_cast<__mmask16>(((n - t >= 16) ? 0xFFFFu : (1u << (n - t)) - 1u)),
+                                  _mm512_mask_mov_ps(x, hidden, added));
+        }
     }
 
     // acc += P V.
@@ -649,7 +687,7 @@ class AmxTaskRunner {
     const int lanes_;
     const int mTiles_;
     const bool splitKeys_, splitValues_;
-    const bool queriesAsStored_;
+    const AmxOptions& options_;
     uint16_t *qHi_, *qLo_;
     ChunkState* chunk_;
     char *chunkKeys_, *chunkValues_;
@@ -691,14 +729,13 @@ int64_t ThreadScratchBytes(int headDim, int headDimV) {
     return LayoutFor(headDim, headDimV).total;
 }
 
-void RunAttention(const KernelCall& call, char* scratch, bool queriesAsStored) {
+void RunAttention(const KernelCall& call, char* scratch, const AmxOptions& options) {
     const AmxLayout layout = LayoutFor(call.headDim, call.headDimV);
     for (int thread = 0; thread < call.threads; ++thread)
         reinterpret_cast<ChunkState*>(scratch + thread * layout.total + layout.chunk)->valid = false;
     auto task = [&](int64_t index, int thread) {
         const Task& t = call.tasks[index];
-        if (Takes(call, t) &&
-            AmxTaskRunner(call, t, scratch + thread * layout.total, layout, queriesAsStored).Run())
+        if (Takes(call, t) && AmxTaskRunner(call, t, scratch + thread * layout.total, layout, options).Run())
             return;
         avx512::RunTask(call, index, call.scratch + thread * call.layout.total);
     };

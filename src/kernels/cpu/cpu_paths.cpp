@@ -2,6 +2,7 @@
 
 #include <initializer_list>
 #include <utility>
+#include <variant>
 
 #include "core/cpu_features.h"
 #include "core/parallel.h"
@@ -70,7 +71,14 @@ uint64_t AmxWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
 void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
     auto* amxScratch = static_cast<char*>(workspace) + CallWorkspaceBytes(plan, threads);
     amxScratch += (64 - reinterpret_cast<uintptr_t>(amxScratch) % 64) % 64;
-    amx::RunAttention(PrepareCall(plan, threads, workspace), amxScratch, !plan.qPreScale.has_value());
+    amx::AmxOptions options;
+    options.queriesAsStored = !plan.qPreScale.has_value();
+    if (const auto* causal = std::get_if<plan::CausalMask>(&plan.mask)) {
+        options.causal = true;
+        options.maskedValue = static_cast<float>(causal->maskedValue);
+        options.window = causal->window;
+    }
+    amx::RunAttention(PrepareCall(plan, threads, workspace), amxScratch, options);
 }
 
 void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace) {
