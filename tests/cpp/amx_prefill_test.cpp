@@ -82,6 +82,18 @@ std::vector<PrefillCase> Cases() {
         s.kvSeqLen = {258, 135};
         cases.push_back({dtype == ACL_BF16 ? "prefix_causal_bf16" : "prefix_causal_fp16", p, s});
     }
+    for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        Param p = Encoder(2, 1, Param::MASK_TYPE_UNDEFINED);
+        p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
+        SaShape s = Shape(128, {300}, dtype);
+        s.kvSeqLen = {4096};
+        s.seqLen2d = true;
+        cases.push_back({dtype == ACL_BF16 ? "long4k_bf16" : "long4k_fp16", p, s});
+        SaShape s64 = Shape(64, {100, 30}, dtype);
+        s64.kvSeqLen = {4096, 30};
+        s64.seqLen2d = true;
+        cases.push_back({dtype == ACL_BF16 ? "long4k_d64_bf16" : "long4k_d64_fp16", p, s64});
+    }
     return cases;
 }
 

@@ -36,7 +36,7 @@ constexpr int kBlockKeys = 128;  // keys per block: S and P rows of 128, four ti
 constexpr int kSubBlock = 32;    // keys classified against the mask at once (the AVX-512 kernel's tile)
 constexpr int kLanePad = kMaxLanes;
 // Fewest lanes a task needs for the tiles to pay (measured: docs/decisions.md, "cpu:amx").
-constexpr int kMinLanes = 16;
+constexpr int kMinLanes = 32;
 
 // This file is compiled with AMX and AVX-512 flags: it instantiates no template of the standard library,
 // whose instances the linker could pick for code that runs on any CPU (kernel_call.h).
