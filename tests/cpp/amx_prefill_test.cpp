@@ -82,6 +82,9 @@ std::vector<PrefillCase> Cases() {
         s.kvSeqLen = {258, 135};
         cases.push_back({dtype == ACL_BF16 ? "prefix_causal_bf16" : "prefix_causal_fp16", p, s});
     }
+    // 80 heads on one kv head: a row block of one row has 80 lanes, more than a tile task holds (AVX-512).
+    cases.push_back({"gqa80_rows_of_80_lanes_bf16", Encoder(80, 1, Param::MASK_TYPE_UNDEFINED),
+                     Shape(64, {40}, ACL_BF16)});
     for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
         Param p = Encoder(2, 1, Param::MASK_TYPE_UNDEFINED);
         p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;

@@ -294,6 +294,11 @@ void StoreRow(const KernelCall& call, int64_t base, const float* acc, float sum)
 
 // Whether the AMX runner takes the task: fp16 or bf16 queries, keys and values of one dtype without
 // quantisation, and enough lanes. Tasks spanning several work items stay with the AVX-512 kernel.
+// A row block with every head of a group of more than kMaxLanes heads has more lanes than kMaxLanes.
+int64_t Lanes(const plan::WorkItem& item, const Task& task) {
+    return int64_t{item.headCount} * (task.rowEnd - task.rowBegin);
+}
+
 template <class TaskType>
 bool SpansItems(const TaskType& task) {
     if constexpr (requires { task.itemCount; }) {
@@ -310,7 +315,7 @@ bool Takes(const KernelCall& call, const Task& task) {
     return (dtype == ACL_FLOAT16 || dtype == ACL_BF16) && call.key.dtype == dtype &&
            call.value.dtype == dtype && call.quant == plan::QuantPolicy::Mode::kNone &&
            call.key.scale == nullptr && call.value.scale == nullptr && !item.zeroOutput &&
-           task.kvEnd > task.kvBegin && item.headCount * (task.rowEnd - task.rowBegin) >= kMinLanes;
+           task.kvEnd > task.kvBegin && Lanes(item, task) >= kMinLanes && Lanes(item, task) <= kLanePad;
 }
 
 class AmxTaskRunner {
