@@ -14,6 +14,9 @@ namespace atbx::kernels::cpu::amx {
 // Bytes of packing scratch one thread needs (a multiple of 64) beside the call's own scratch.
 int64_t ThreadScratchBytes(int headDim, int headDimV);
 
+// Bytes the runner's order of the schedule needs for a plan of `items` work items (a multiple of 64).
+int64_t OrderScratchBytes(int64_t items);
+
 // What the runner reads of the plan beyond KernelCall (cpu_paths.cpp fills it: this header's code is compiled
 // with AMX flags and instantiates no template of the plan's headers).
 struct AmxOptions {
@@ -25,8 +28,10 @@ struct AmxOptions {
     int64_t window = 0;
 };
 
-// Runs the call; `scratch` is 64-byte aligned and holds ThreadScratchBytes(...) bytes per thread of the call.
-void RunAttention(const KernelCall& call, char* scratch, const AmxOptions& options);
+// Runs the call. `threadScratch` holds ThreadScratchBytes(...) bytes per thread of the call, `orderScratch`
+// OrderScratchBytes(items) bytes; both 64-byte aligned.
+void RunAttention(const KernelCall& call, char* threadScratch, char* orderScratch, int64_t items,
+                  const AmxOptions& options);
 
 }  // namespace atbx::kernels::cpu::amx
 

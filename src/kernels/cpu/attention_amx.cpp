@@ -34,7 +34,8 @@ using V = Simd::V;
 constexpr float kNegInf = -__builtin_inff();
 constexpr int kBlockKeys = 128;  // keys per block: S and P rows of 128, four tile products per acc tile
 constexpr int kSubBlock = 32;    // keys classified against the mask at once (the AVX-512 kernel's tile)
-constexpr int kLanePad = kMaxLanes;
+// Most lanes of a tile task: kMaxLanes, or one row of every head of a group of up to 128 heads (MLA).
+constexpr int kLanePad = 128;
 // Fewest lanes a task needs for the tiles to pay (measured: docs/decisions.md, "cpu:amx").
 constexpr int kMinLanes = 32;
 
@@ -328,7 +329,8 @@ class AmxTaskRunner {
           l_(layout),
           rows_(task.rowEnd - task.rowBegin),
           lanes_(item_.headCount * rows_),
-          mTiles_(static_cast<int>(Round(lanes_, 2 * kTileRows) / kTileRows)),
+          lanePad_(static_cast<int>(Round(lanes_, 2 * kTileRows))),
+          mTiles_(lanePad_ / kTileRows),
           splitKeys_(call.key.dtype == ACL_FLOAT16),
           splitValues_(call.value.dtype == ACL_FLOAT16),
           options_(options),
@@ -376,7 +378,7 @@ class AmxTaskRunner {
     bool LoadQueries() {
         float* row = scores_;  // fp32 staging of one query row
         __mmask16 bad = 0;
-        for (int lane = 0; lane < kLanePad; ++lane) {
+        for (int lane = 0; lane < lanePad_; ++lane) {
             if (lane + kPrefetchRows < lanes_) PrefetchQuery(lane + kPrefetchRows);
             if (lane < lanes_) {
                 LoadQuery(lane, row);
@@ -431,9 +433,9 @@ class AmxTaskRunner {
             max_[lane] = kNegInf;
             sum_[lane] = 0.0f;
         }
-        Fill(acc_, kLanePad * l_.v32, 0.0f);
-        Fill(pHi_, kLanePad * kBlockKeys, uint16_t{0});
-        Fill(pLo_, kLanePad * kBlockKeys, uint16_t{0});
+        Fill(acc_, lanePad_ * l_.v32, 0.0f);
+        Fill(pHi_, lanePad_ * kBlockKeys, uint16_t{0});
+        Fill(pLo_, lanePad_ * kBlockKeys, uint16_t{0});
     }
 
     void Block(int32_t j0, int32_t n) {
@@ -690,6 +692,7 @@ class AmxTaskRunner {
     const AmxLayout& l_;
     const int32_t rows_;
     const int lanes_;
+    const int lanePad_;  // lanes_ rounded up to two tiles of rows; rows past lanes_ are zero
     const int mTiles_;
     const bool splitKeys_, splitValues_;
     const AmxOptions& options_;
@@ -701,6 +704,81 @@ class AmxTaskRunner {
     float dotMul_[kLanePad] = {}, razorMul_[kLanePad] = {}, postMul_[kLanePad] = {}, max_[kLanePad] = {},
           sum_[kLanePad] = {};
 };
+
+// The order the runner takes the schedule in. kernel_call.cpp lays each work item's tasks out row block by
+// row block, each row block's key chunks in order; running them so, consecutive tasks on a thread would
+// alternate between chunks and pack every block again. A unit is instead up to kRowBlocksPerUnit row blocks
+// of one chunk: the thread packs the chunk's K/V blocks once and runs them all. A range is one work item's
+// tasks (first, then rowBlocks x chunks); tasks that do not follow that pattern form a range of chunks 1
+// whose units are single tasks. The results do not depend on the order.
+constexpr int kRowBlocksPerUnit = 8;
+
+struct TaskRange {
+    int64_t first;
+    int32_t chunks, rowBlocks, rowBlocksPerUnit;
+    int64_t units, firstUnit;
+};
+
+bool RowBlockMajor(const KernelCall& call, int64_t first, int32_t chunks, int32_t rowBlocks) {
+    for (int32_t r = 0; r < rowBlocks; ++r) {
+        for (int32_t c = 0; c < chunks; ++c) {
+            const Task& t = call.tasks[first + int64_t{r} * chunks + c];
+            if (t.rowBegin != call.tasks[first + int64_t{r} * chunks].rowBegin ||
+                t.kvBegin != call.tasks[first + c].kvBegin || SpansItems(t)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// The ranges of the schedule, or -1 when there are more than `capacity`.
+int64_t BuildRanges(const KernelCall& call, TaskRange* ranges, int64_t capacity) {
+    int64_t count = 0, units = 0;
+    for (int64_t first = 0; first < call.taskCount;) {
+        int64_t end = first + 1;
+        while (end < call.taskCount && call.tasks[end].item == call.tasks[first].item)
+            ++end;
+        int32_t chunks = 1;
+        while (first + chunks < end && call.tasks[first + chunks].rowBegin == call.tasks[first].rowBegin)
+            ++chunks;
+        TaskRange range{first, chunks, static_cast<int32_t>((end - first) / chunks), kRowBlocksPerUnit,
+                        0,     units};
+        if ((end - first) % chunks != 0 || !RowBlockMajor(call, first, chunks, range.rowBlocks)) {
+            range.chunks = 1;
+            range.rowBlocks = static_cast<int32_t>(end - first);
+            range.rowBlocksPerUnit = 1;
+        }
+        range.units =
+            range.chunks * ((range.rowBlocks + range.rowBlocksPerUnit - 1) / range.rowBlocksPerUnit);
+        if (count == capacity) return -1;
+        ranges[count++] = range;
+        units += range.units;
+        first = end;
+    }
+    return count;
+}
+
+// Runs unit `unit`: its row blocks of one chunk, in order.
+template <class RunTask>
+void RunUnit(const TaskRange* ranges, int64_t count, int64_t unit, int thread, RunTask& runTask) {
+    int64_t lo = 0, hi = count - 1;  // the last range whose firstUnit <= unit
+    while (lo < hi) {
+        const int64_t mid = (lo + hi + 1) / 2;
+        if (ranges[mid].firstUnit <= unit) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    const TaskRange& range = ranges[lo];
+    const int64_t local = unit - range.firstUnit;
+    const int64_t chunk = local % range.chunks, group = local / range.chunks;
+    const int64_t begin = group * range.rowBlocksPerUnit;
+    const int64_t end = Min(range.rowBlocks, begin + range.rowBlocksPerUnit);
+    for (int64_t r = begin; r < end; ++r)
+        runTask(range.first + r * range.chunks + chunk, thread);
+}
 
 // avx512::MergeRowBlock with the vectorised StoreRow: combines the partial states of a row block's chunks in
 // key order and stores the output. Row blocks spanning several work items go to avx512::MergeRowBlock.
@@ -734,17 +812,32 @@ int64_t ThreadScratchBytes(int headDim, int headDimV) {
     return LayoutFor(headDim, headDimV).total;
 }
 
-void RunAttention(const KernelCall& call, char* scratch, const AmxOptions& options) {
+int64_t OrderScratchBytes(int64_t items) {
+    return Round(items * static_cast<int64_t>(sizeof(TaskRange)), 64);
+}
+
+void RunAttention(const KernelCall& call, char* threadScratch, char* orderScratch, int64_t items,
+                  const AmxOptions& options) {
     const AmxLayout layout = LayoutFor(call.headDim, call.headDimV);
     for (int thread = 0; thread < call.threads; ++thread)
-        reinterpret_cast<ChunkState*>(scratch + thread * layout.total + layout.chunk)->valid = false;
-    auto task = [&](int64_t index, int thread) {
+        reinterpret_cast<ChunkState*>(threadScratch + thread * layout.total + layout.chunk)->valid = false;
+    auto runTask = [&](int64_t index, int thread) {
         const Task& t = call.tasks[index];
-        if (Takes(call, t) && AmxTaskRunner(call, t, scratch + thread * layout.total, layout, options).Run())
+        if (Takes(call, t) &&
+            AmxTaskRunner(call, t, threadScratch + thread * layout.total, layout, options).Run())
             return;
         avx512::RunTask(call, index, call.scratch + thread * call.layout.total);
     };
-    core::ParallelFor(call.taskCount, call.threads, task);
+    auto* ranges = reinterpret_cast<TaskRange*>(orderScratch);
+    const int64_t rangeCount = BuildRanges(call, ranges, items);
+    if (rangeCount < 0) {
+        core::ParallelFor(call.taskCount, call.threads, runTask);
+    } else {
+        const int64_t units =
+            rangeCount == 0 ? 0 : ranges[rangeCount - 1].firstUnit + ranges[rangeCount - 1].units;
+        auto runUnit = [&](int64_t unit, int thread) { RunUnit(ranges, rangeCount, unit, thread, runTask); };
+        core::ParallelFor(units, call.threads, runUnit);
+    }
     auto merge = [&call](int64_t step, int) { MergeRowBlock(call, step); };
     core::ParallelFor(call.mergeCount, call.threads, merge);
 }

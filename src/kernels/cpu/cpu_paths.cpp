@@ -63,11 +63,12 @@ uint64_t AttentionWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
 
 uint64_t AmxWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
     const auto perThread = static_cast<uint64_t>(amx::ThreadScratchBytes(plan.headDim, plan.headDimV));
+    const auto order = static_cast<uint64_t>(amx::OrderScratchBytes(static_cast<int64_t>(plan.items.size())));
     return CallWorkspaceBytes(plan, threads) +
-           perThread * static_cast<uint64_t>(core::ResolveThreads(threads)) + 64;
+           perThread * static_cast<uint64_t>(core::ResolveThreads(threads)) + order + 64;
 }
 
-// The AMX scratch follows the call's own workspace, 64-byte aligned.
+// The AMX scratch follows the call's own workspace, 64-byte aligned: per thread, then the order of tasks.
 void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
     auto* amxScratch = static_cast<char*>(workspace) + CallWorkspaceBytes(plan, threads);
     amxScratch += (64 - reinterpret_cast<uintptr_t>(amxScratch) % 64) % 64;
@@ -78,7 +79,10 @@ void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
         options.maskedValue = static_cast<float>(causal->maskedValue);
         options.window = causal->window;
     }
-    amx::RunAttention(PrepareCall(plan, threads, workspace), amxScratch, options);
+    const int64_t perThread = amx::ThreadScratchBytes(plan.headDim, plan.headDimV);
+    char* orderScratch = amxScratch + perThread * core::ResolveThreads(threads);
+    amx::RunAttention(PrepareCall(plan, threads, workspace), amxScratch, orderScratch,
+                      static_cast<int64_t>(plan.items.size()), options);
 }
 
 void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace) {
