@@ -82,7 +82,7 @@ std::vector<PrefillCase> Cases() {
         s.kvSeqLen = {258, 135};
         cases.push_back({dtype == ACL_BF16 ? "prefix_causal_bf16" : "prefix_causal_fp16", p, s});
     }
-    // 80 heads on one kv head: a row block of one row has 80 lanes, more than a tile task holds (AVX-512).
+    // 80 heads on one kv head: row blocks of one row of 80 lanes (as MLA's 128 heads on one latent head).
     cases.push_back({"gqa80_rows_of_80_lanes_bf16", Encoder(80, 1, Param::MASK_TYPE_UNDEFINED),
                      Shape(64, {40}, ACL_BF16)});
     for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
@@ -182,9 +182,14 @@ std::vector<std::pair<int64_t, int64_t>> NaNRows(const TestCall& call, int64_t h
     return rows;
 }
 
-// One 200-token causal prefill (tensor mask), 4 heads on 2 kv heads, head size 64; q, k, v [200, heads, 64].
-TestCall CausalPrefill(aclDataType dtype) {
-    return MakeSaCall(Encoder(4, 2, Param::MASK_TYPE_NORM), Shape(64, {200}, dtype));
+// One 300-token causal prefill, 4 heads on 2 kv heads, head size 64; q, k, v [300, heads, 64]. The mask is a
+// tensor, or the compressed causal tile whose hidden keys take a finite value (-10000 in fp16, flags times
+// -3e38 in bf16): such keys are computed (a NaN key among them makes every row NaN) unless they provably
+// weigh nothing.
+TestCall CausalPrefill(aclDataType dtype, bool compressed = false) {
+    Param p = Encoder(4, 2, compressed ? Param::MASK_TYPE_NORM_COMPRESS : Param::MASK_TYPE_NORM);
+    p.isTriuMask = compressed ? 1 : 0;
+    return MakeSaCall(p, Shape(64, {300}, dtype));
 }
 
 // 'n' NaN, 'i' infinite, 'f' finite for every element of output 0.
@@ -199,14 +204,18 @@ std::string ElementClasses(const TestCall& call) {
 }
 
 TEST_F(AmxPrefillOnly, NonFiniteKeysAndValuesGiveTheReferencesClassOfResult) {
-    for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
-        TestCall call = CausalPrefill(dtype);
+    for (const auto& [dtype, compressed] : {std::pair{ACL_FLOAT16, false}, std::pair{ACL_BF16, false},
+                                            std::pair{ACL_FLOAT16, true}, std::pair{ACL_BF16, true}}) {
+        SCOPED_TRACE(compressed ? "compressed causal tile" : "tensor mask");
+        TestCall call = CausalPrefill(dtype, compressed);
         // Token 150, kv head 1: hidden (weight 0) from rows 0-149, visible from rows 150-199.
         SetElement(call.In("value"), (150 * 2 + 1) * 64 + 5, INFINITY);
         // Token 170, kv head 0: a -inf key channel gives -inf scores (hidden), +inf or NaN ones.
         SetElement(call.In("key"), (170 * 2 + 0) * 64 + 9, -INFINITY);
         // Token 190, kv head 1: a NaN value.
         SetElement(call.In("value"), (190 * 2 + 1) * 64 + 60, NAN);
+        // Token 290, kv head 0, hidden from the 128-row blocks before it: a NaN key.
+        SetElement(call.In("key"), (290 * 2 + 0) * 64 + 3, NAN);
         ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
         const std::string expected = ElementClasses(call);
         ASSERT_NE(expected.find('n'), std::string::npos);
@@ -219,6 +228,8 @@ TEST_F(AmxPrefillOnly, NonFiniteKeysAndValuesGiveTheReferencesClassOfResult) {
 TEST_F(AmxPrefillOnly, NaNInAQueryMakesOnlyItsRowNaN) {
     TestCall call = CausalPrefill(ACL_FLOAT16);
     SetElement(call.In("query"), (77 * 4 + 3) * 64 + 1, NAN);
+    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+    ASSERT_EQ(NaNRows(call, 4, 64), (std::vector<std::pair<int64_t, int64_t>>{{77, 3}}));
     const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
     ASSERT_TRUE(run.status.ok()) << run.status.ToString();
     EXPECT_EQ(NaNRows(call, 4, 64), (std::vector<std::pair<int64_t, int64_t>>{{77, 3}}));

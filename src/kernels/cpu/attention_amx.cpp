@@ -34,6 +34,7 @@ using V = Simd::V;
 constexpr float kNegInf = -__builtin_inff();
 constexpr int kBlockKeys = 128;  // keys per block: S and P rows of 128, four tile products per acc tile
 constexpr int kSubBlock = 32;    // keys classified against the mask at once (the AVX-512 kernel's tile)
+constexpr int kVectors = kBlockKeys / 16;  // zmm registers of one lane's logits
 // Most lanes of a tile task: kMaxLanes, or one row of every head of a group of up to 128 heads (MLA).
 constexpr int kLanePad = 128;
 // Fewest lanes a task needs for the tiles to pay (measured: docs/decisions.md, "cpu:amx").
@@ -70,6 +71,7 @@ struct ChunkState {
     bool packed[kChunkBlocks];
     bool keysNonFinite[kChunkBlocks];  // such blocks are computed in fp32 (the file comment)
     bool valuesNonFinite[kChunkBlocks];
+    float keyNorm[kChunkBlocks];  // the largest norm of the block's keys
 };
 
 // Byte offsets of one thread's arrays inside its AMX scratch; d32 / v32: head sizes rounded up to 32.
@@ -152,13 +154,16 @@ int64_t RowOffset(const KvView& kv, const plan::WorkItem& item, int64_t j) {
 // ahead (up to `end`, the task's last key), as the hardware prefetcher does not run that far.
 constexpr int kPrefetchRows = 16;
 
+// *largestNorm (when given) becomes the largest Euclidean norm of the rows.
 bool StageRows(const KvView& kv, const plan::WorkItem& item, int64_t j0, int n, int64_t end, int rows,
-               int64_t width, uint16_t* hi, uint16_t* lo) {
+               int64_t width, uint16_t* hi, uint16_t* lo, float* largestNorm = nullptr) {
     const auto* base = static_cast<const char*>(kv.data);
     const bool half = kv.dtype == ACL_FLOAT16;
     const int64_t rowBytes = int64_t{kv.headDim} * 2;
     __mmask16 bad = 0;
+    float largest = 0.0f;
     for (int t = 0; t < n; ++t) {
+        V squares = _mm512_setzero_ps();
         if (j0 + t + kPrefetchRows < end) {
             const char* ahead = base + RowOffset(kv, item, j0 + t + kPrefetchRows) * 2;
             for (int64_t at = 0; at < rowBytes; at += 64)
@@ -181,13 +186,17 @@ bool StageRows(const KvView& kv, const plan::WorkItem& item, int64_t j0, int n, 
             const __m256i raw = _mm256_maskz_loadu_epi16(mask, row + at * 2);
             const V x = half ? _mm512_cvtph_ps(raw) : Bf16ToFloat(raw);
             bad |= NonFinite(x);
+            squares = _mm512_fmadd_ps(x, x, squares);
             if (half) {
                 Split(x, h, l);
             } else {
                 _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), raw);
             }
         }
+        const float norm = __builtin_sqrtf(_mm512_reduce_add_ps(squares));
+        largest = norm > largest ? norm : largest;
     }
+    if (largestNorm != nullptr) *largestNorm = largest;
     for (int t = n; t < rows; ++t) {
         Fill(hi + t * width, width, uint16_t{0});
         if (lo != nullptr) Fill(lo + t * width, width, uint16_t{0});
@@ -385,11 +394,15 @@ class AmxTaskRunner {
             } else {
                 Fill(row, l_.d32, 0.0f);
             }
+            V squares = _mm512_setzero_ps();
             for (int64_t c = 0; c < l_.d32; c += 16) {
                 const V x = _mm512_loadu_ps(row + c);
                 bad |= NonFinite(x);
+                squares = _mm512_fmadd_ps(x, x, squares);
                 Split(x, qHi_ + lane * l_.d32 + c, splitKeys_ ? qLo_ + lane * l_.d32 + c : nullptr);
             }
+            const float norm = __builtin_sqrtf(_mm512_reduce_add_ps(squares));
+            queryNorm_ = norm > queryNorm_ ? norm : queryNorm_;
         }
         return bad == 0;
     }
@@ -432,7 +445,10 @@ class AmxTaskRunner {
             postMul_[lane] = small ? 1.0f : scale;
             max_[lane] = kNegInf;
             sum_[lane] = 0.0f;
+            const float magnitude = scale < 0.0f ? -scale : scale;
+            scaleMax_ = magnitude > scaleMax_ ? magnitude : scaleMax_;
         }
+        diagonalNorm_ = FiniteCausalTerms() ? DiagonalKeyNorm() : -1.0f;
         Fill(acc_, lanePad_ * l_.v32, 0.0f);
         Fill(pHi_, lanePad_ * kBlockKeys, uint16_t{0});
         Fill(pLo_, lanePad_ * kBlockKeys, uint16_t{0});
@@ -444,6 +460,7 @@ class AmxTaskRunner {
                           plan::TileClass::kHidden) {
             return;  // every term -inf: the keys take no part
         }
+        if (WeighsNothing(j0, n)) return;
         const int rows = static_cast<int>(Round(n, kSubBlock));
         plan::TileClass classes[kBlockKeys / kSubBlock] = {};
         for (int b = 0; b * kSubBlock < n; ++b) {
@@ -458,6 +475,61 @@ class AmxTaskRunner {
         for (int lane = 0; lane < lanes_; ++lane)
             Softmax(lane, j0, n, rows, classes);
         Accumulate(block, j0, n, rows);
+    }
+
+    // A causal or sliding-window mask whose hidden keys take a finite value (ATB's -10000 in fp16 compressed
+    // tiles, -3e38 for bf16 flags), without razor offsets or clamp.
+    bool FiniteCausalTerms() const {
+        return options_.causal && options_.maskedValue != kNegInf && call_.razorOffset == nullptr &&
+               !call_.clamp;
+    }
+
+    // The largest norm of the keys at the task's rows' own positions (each row's last visible key), or -1.
+    float DiagonalKeyNorm() const {
+        const int64_t first = item_.prefix + task_.rowBegin, last = item_.prefix + task_.rowEnd - 1;
+        if (first < item_.kvBegin || last >= item_.kvEnd) return -1.0f;
+        float norm = 0.0f;
+        const auto* base = static_cast<const char*>(call_.key.data);
+        for (int64_t j = first; j <= last; ++j) {
+            const char* row = base + RowOffset(call_.key, item_, j) * 2;
+            float squares = 0.0f;
+            for (int c = 0; c < call_.headDim; ++c) {
+                const int64_t at = call_.key.channelTile == 0
+                                       ? c
+                                       : (c / call_.key.channelTile) * call_.key.channelTileStride +
+                                             c % call_.key.channelTile;
+                uint16_t bits;
+                __builtin_memcpy(&bits, row + at * 2, 2);
+                const float x = call_.key.dtype == ACL_FLOAT16
+                                    ? _cvtsh_ss(bits)
+                                    : __builtin_bit_cast(float, static_cast<uint32_t>(bits) << 16);
+                squares += x * x;
+            }
+            const float rowNorm = __builtin_sqrtf(squares);
+            if (rowNorm != rowNorm || rowNorm > 3e38f) return -1.0f;
+            norm = rowNorm > norm ? rowNorm : norm;
+        }
+        return norm;
+    }
+
+    // True when keys [j0, j0 + n) are hidden from every row of the task by a finite term that provably leaves
+    // them weight exactly 0: each row sees its own position's key, whose logit is at least
+    // -s |q| |k_own|, while these keys' logits are at most s |q| |k| + term (Cauchy-Schwarz, s the largest
+    // |row scale|, 2^-10 of slack for the fp32 dots); when the difference is below -104, e^difference is 0 in
+    // fp32 whatever the order of the online softmax, and the keys (finite, with finite values) would only
+    // have added zeros. The result is then the same as when they are computed.
+    bool WeighsNothing(int32_t j0, int32_t n) {
+        if (diagonalNorm_ < 0.0f) return false;
+        const int64_t firstPos = item_.prefix + task_.rowBegin, lastPos = item_.prefix + task_.rowEnd - 1;
+        const bool above = j0 > lastPos;
+        const bool behind = options_.window > 0 && j0 + n - 1 <= firstPos - options_.window;
+        if (!above && !behind) return false;
+        const int block = (j0 - task_.kvBegin) / kBlockKeys;
+        if (!chunk_->packed[block]) Pack(block, j0, n, static_cast<int>(Round(n, kSubBlock)));
+        if (chunk_->keysNonFinite[block] || chunk_->valuesNonFinite[block]) return false;
+        const float reach =
+            scaleMax_ * queryNorm_ * (chunk_->keyNorm[block] + diagonalNorm_) * (1.0f + 0x1p-10f);
+        return reach < 3e38f && reach + options_.maskedValue < -104.0f;
     }
 
     // Keeps the thread's packed blocks when they are this task's chunk, else starts the chunk afresh.
@@ -481,7 +553,7 @@ class AmxTaskRunner {
 
     // Converts block `block` (keys [j0, j0 + n)) of K and V to the B layouts, hi and lo parts.
     void Pack(int block, int32_t j0, int32_t n, int rows) {
-        chunk_->keysNonFinite[block] = StageKeys(j0, n, rows);
+        chunk_->keysNonFinite[block] = StageKeys(j0, n, rows, &chunk_->keyNorm[block]);
         PackKeys(stageHi_, rows, l_.d32, KeyPart(block, 0));
         if (splitKeys_) PackKeys(stageLo_, rows, l_.d32, KeyPart(block, 1));
         chunk_->valuesNonFinite[block] = StageValues(j0, n, rows);
@@ -490,9 +562,9 @@ class AmxTaskRunner {
         chunk_->packed[block] = true;
     }
 
-    bool StageKeys(int32_t j0, int32_t n, int rows) {
+    bool StageKeys(int32_t j0, int32_t n, int rows, float* largestNorm = nullptr) {
         return StageRows(call_.key, item_, j0, n, task_.kvEnd, rows, l_.d32, stageHi_,
-                         splitKeys_ ? stageLo_ : nullptr);
+                         splitKeys_ ? stageLo_ : nullptr, largestNorm);
     }
     bool StageValues(int32_t j0, int32_t n, int rows) {
         return StageRows(call_.value, item_, j0, n, task_.kvEnd, rows, l_.v32, stageHi_,
@@ -541,42 +613,23 @@ class AmxTaskRunner {
         return _mm512_add_ps(h, Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo + at))));
     }
 
-    // One lane's logits, mask terms and online-softmax step; its weights (times value.shrink) go to pHi / pLo
-    // and the rounded weights' sum to sum_, so that acc / sum weighs the values by exactly the weights used.
+    // One lane's logits, mask terms and online-softmax step, its 128 logits held in registers; its weights
+    // (times value.shrink) go to pHi / pLo and the rounded weights' sum to sum_, so that acc / sum weighs the
+    // values by exactly the weights used.
     void Softmax(int lane, int32_t j0, int32_t n, int rows, const plan::TileClass* classes) {
-        float* s = scores_ + lane * kBlockKeys;
-        const V dotMul = _mm512_set1_ps(dotMul_[lane]), razorMul = _mm512_set1_ps(razorMul_[lane]);
-        const V postMul = _mm512_set1_ps(postMul_[lane]);
-        for (int i = 0; i < rows; i += 16) {
-            V x = _mm512_loadu_ps(s + i);
-            x = call_.razorOffset != nullptr
-                    ? _mm512_fmadd_ps(x, dotMul, _mm512_mul_ps(_mm512_loadu_ps(razor_ + i), razorMul))
-                    : _mm512_mul_ps(x, dotMul);
-            x = _mm512_mul_ps(x, postMul);
-            // Operand order keeps a NaN logit NaN (the instructions return the second operand on NaN).
-            if (call_.clamp) {
-                x = _mm512_min_ps(_mm512_set1_ps(call_.clampMax),
-                                  _mm512_max_ps(_mm512_set1_ps(call_.clampMin), x));
-            }
-            _mm512_storeu_ps(s + i, x);
-        }
-        for (int b = 0; b * kSubBlock < rows; ++b) {
-            const int32_t from = b * kSubBlock, count = static_cast<int32_t>(Min(n - from, kSubBlock));
-            if (count <= 0 || classes[b] == plan::TileClass::kHidden) {
-                Fill(s + from, kSubBlock, kNegInf);
-                continue;
-            }
-            if (classes[b] == plan::TileClass::kPartial) AddTerms(lane, j0 + from, count, s + from);
-            Fill(s + from + count, kSubBlock - count, kNegInf);
-        }
+        const int vectors = rows / 16;
+        V x[kVectors];
+        Logits(lane, vectors, x);
+        MaskLogits(lane, j0, n, vectors, classes, x);
         V top = _mm512_set1_ps(kNegInf);
-        bool nan = false;
-        for (int i = 0; i < rows; i += 16) {
-            const V x = _mm512_loadu_ps(s + i);
-            nan = nan || _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) != 0;
-            top = _mm512_max_ps(top, x);
+        __mmask16 nan = 0;
+#pragma GCC unroll 8
+        for (int i = 0; i < kVectors; ++i) {
+            if (i >= vectors) break;
+            nan |= _mm512_cmp_ps_mask(x[i], x[i], _CMP_UNORD_Q);
+            top = _mm512_max_ps(top, x[i]);
         }
-        const float tileMax = nan ? __builtin_nanf("") : _mm512_reduce_max_ps(top);
+        const float tileMax = nan != 0 ? __builtin_nanf("") : _mm512_reduce_max_ps(top);
         const SoftmaxStep<float> step = StepSoftmax(max_[lane], tileMax);
         uint16_t* pHi = pHi_ + lane * kBlockKeys;
         uint16_t* pLo = pLo_ + lane * kBlockKeys;
@@ -587,10 +640,12 @@ class AmxTaskRunner {
         }
         const V shift = _mm512_set1_ps(step.newMax), shrink = _mm512_set1_ps(call_.value.shrink);
         V total = _mm512_setzero_ps();
-        for (int i = 0; i < rows; i += 16) {
-            const V w = _mm512_mul_ps(Simd::Exp(_mm512_sub_ps(_mm512_loadu_ps(s + i), shift)), shrink);
-            Split(w, pHi + i, SplitWeights() ? pLo + i : nullptr);
-            total = _mm512_add_ps(total, Part(pHi, pLo, SplitWeights(), i));
+#pragma GCC unroll 8
+        for (int i = 0; i < kVectors; ++i) {
+            if (i >= vectors) break;
+            const V w = _mm512_mul_ps(Simd::Exp(_mm512_sub_ps(x[i], shift)), shrink);
+            Split(w, pHi + 16 * i, SplitWeights() ? pLo + 16 * i : nullptr);
+            total = _mm512_add_ps(total, Part(pHi, pLo, SplitWeights(), 16 * i));
         }
         float* acc = acc_ + lane * l_.v32;
         if (step.rescale != 1.0f) {
@@ -602,30 +657,64 @@ class AmxTaskRunner {
         max_[lane] = step.newMax;
     }
 
-    // Mask terms of keys [j0, j0 + n) (n <= kSubBlock) for one lane, added to s.
-    void AddTerms(int lane, int32_t j0, int32_t n, float* s) const {
-        if (!options_.causal) return AddMaskTerms(call_, item_, HeadOf(lane), RowOf(lane), j0, n, s);
-        // CausalMask::Hidden: j > p, or j <= p - window; a -inf term hides whatever the score.
-        const int64_t position = item_.prefix + RowOf(lane);
-        const __m512i p = _mm512_set1_epi64(position), behind = _mm512_set1_epi64(position - options_.window);
-        const bool hideAll = options_.maskedValue == kNegInf;
-        const V term = _mm512_set1_ps(options_.maskedValue);
-        for (int32_t t = 0; t < n; t += 16) {
-            const __m512i j = _mm512_add_epi64(_mm512_set1_epi64(int64_t{j0} + t),
-                                               _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
-            const __m512i j8 = _mm512_add_epi64(j, _mm512_set1_epi64(8));
-            __mmask8 lo = _mm512_cmpgt_epi64_mask(j, p), hi = _mm512_cmpgt_epi64_mask(j8, p);
-            if (options_.window > 0) {
-                lo |= _mm512_cmple_epi64_mask(j, behind);
-                hi |= _mm512_cmple_epi64_mask(j8, behind);
+    // logit = (dot * dotMul + razor * razorMul) * postMul, clamped.
+    void Logits(int lane, int vectors, V* x) const {
+        const float* s = scores_ + lane * kBlockKeys;
+        const V dotMul = _mm512_set1_ps(dotMul_[lane]), razorMul = _mm512_set1_ps(razorMul_[lane]);
+        const V postMul = _mm512_set1_ps(postMul_[lane]);
+#pragma GCC unroll 8
+        for (int i = 0; i < kVectors; ++i) {
+            if (i >= vectors) break;
+            V y = _mm512_loadu_ps(s + 16 * i);
+            y = call_.razorOffset != nullptr
+                    ? _mm512_fmadd_ps(y, dotMul, _mm512_mul_ps(_mm512_loadu_ps(razor_ + 16 * i), razorMul))
+                    : _mm512_mul_ps(y, dotMul);
+            y = _mm512_mul_ps(y, postMul);
+            // Operand order keeps a NaN logit NaN (the instructions return the second operand on NaN).
+            if (call_.clamp) {
+                y = _mm512_min_ps(_mm512_set1_ps(call_.clampMax),
+                                  _mm512_max_ps(_mm512_set1_ps(call_.clampMin), y));
             }
-            const auto hidden = static_cast<__mmask16>(((static_cast<unsigned>(hi) << 8) | lo) &
-                                                       ((n - t >= 16 ? 0xFFFFu : (1u << (n - t)) - 1u)));
-            const V x = _mm512_loadu_ps(s + t);
-            const V added = hideAll ? term : _mm512_add_ps(x, term);
-            _mm512_mask_storeu_ps(s + t,
-                                  static_cast<__mmask16>(((n - t >= 16) ? 0xFFFFu : (1u << (n - t)) - 1u)),
-                                  _mm512_mask_mov_ps(x, hidden, added));
+            x[i] = y;
+        }
+    }
+
+    // The mask terms of keys [j0, j0 + n): hidden sub-blocks and keys past n -inf, partial sub-blocks their
+    // terms (causal ones by vector compares, others through AddMaskTerms).
+    void MaskLogits(int lane, int32_t j0, int32_t n, int vectors, const plan::TileClass* classes, V* x) {
+        const int32_t position = item_.prefix + static_cast<int32_t>(RowOf(lane));
+        const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        const __m512i p = _mm512_set1_epi32(position);
+        const __m512i behind = _mm512_set1_epi32(position - static_cast<int32_t>(options_.window));
+        const V term = _mm512_set1_ps(options_.maskedValue), hiddenTerm = _mm512_set1_ps(kNegInf);
+        const bool hideAll = options_.maskedValue == kNegInf;
+#pragma GCC unroll 8
+        for (int i = 0; i < kVectors; ++i) {
+            if (i >= vectors) break;
+            const int32_t from = 16 * i;
+            const plan::TileClass tile = classes[from / kSubBlock];
+            const auto valid = static_cast<__mmask16>(
+                n - from >= 16 ? 0xFFFFu : (n - from <= 0 ? 0u : (1u << (n - from)) - 1u));
+            if (tile == plan::TileClass::kHidden || valid == 0) {
+                x[i] = hiddenTerm;
+                continue;
+            }
+            if (tile == plan::TileClass::kPartial) {
+                if (options_.causal) {
+                    // CausalMask::Hidden: j > p, or j <= p - window; a -inf term hides whatever the score.
+                    const __m512i j = _mm512_add_epi32(_mm512_set1_epi32(j0 + from), iota);
+                    __mmask16 hidden = _mm512_cmpgt_epi32_mask(j, p);
+                    if (options_.window > 0) hidden |= _mm512_cmple_epi32_mask(j, behind);
+                    x[i] = _mm512_mask_mov_ps(x[i], hidden, hideAll ? term : _mm512_add_ps(x[i], term));
+                } else {
+                    float* s = scores_ + lane * kBlockKeys + from;
+                    _mm512_storeu_ps(s, x[i]);
+                    AddMaskTerms(call_, item_, HeadOf(lane), RowOf(lane), j0 + from,
+                                 static_cast<int32_t>(Min(n - from, 16)), s);
+                    x[i] = _mm512_loadu_ps(s);
+                }
+            }
+            x[i] = _mm512_mask_mov_ps(hiddenTerm, valid, x[i]);
         }
     }
 
@@ -701,6 +790,8 @@ class AmxTaskRunner {
     char *chunkKeys_, *chunkValues_;
     uint16_t *stageHi_, *stageLo_, *pHi_, *pLo_;
     float *scores_, *acc_, *razor_;
+    float queryNorm_ = 0.0f, scaleMax_ = 0.0f;
+    float diagonalNorm_ = -1.0f;  // DiagonalKeyNorm(), or -1: no block is skipped by WeighsNothing
     float dotMul_[kLanePad] = {}, razorMul_[kLanePad] = {}, postMul_[kLanePad] = {}, max_[kLanePad] = {},
           sum_[kLanePad] = {};
 };
