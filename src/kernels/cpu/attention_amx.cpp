@@ -140,6 +140,35 @@ void Split(V x, uint16_t* hi, uint16_t* lo) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo), FloatToBf16(rest));
 }
 
+// Sixteen weights as bf16 hi (and lo, as Split); returns the fp32 sum of the stored parts.
+V SplitWeights(V x, uint16_t* hi, uint16_t* lo) {
+    const __m256i h = FloatToBf16(x);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(hi), h);
+    const V high = Bf16ToFloat(h);
+    if (lo == nullptr) return high;
+    const __m256i l = FloatToBf16(_mm512_sub_ps(x, high));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo), l);
+    return _mm512_add_ps(high, Bf16ToFloat(l));
+}
+
+// e^x * 2^scaleExponent for x <= 0 (logit minus the running maximum), to about 2^-14 relative (x = n ln2 + r,
+// |r| <= ln2 / 2, degree-4 Taylor polynomial): the weights are rounded to bf16 (2^-9) or split into bf16 hi +
+// lo, and the sum is taken of the rounded weights, so this error is the weights' own. Exactly 0 below -87.3
+// (so e^-inf = 0, a key of weight 0); a NaN x gives a number, the row being NaN through its maximum already.
+V WeightExp(V x, V scaleExponent) {
+    const V clamped = _mm512_max_ps(x, _mm512_set1_ps(-87.3f));
+    const V n = _mm512_roundscale_ps(_mm512_mul_ps(clamped, _mm512_set1_ps(1.44269504f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const V r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693147181f), clamped);
+    V p = _mm512_set1_ps(1.0f / 24.0f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    const __mmask16 kept = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.3f), _CMP_GT_OQ);
+    return _mm512_maskz_scalef_ps(kept, p, _mm512_add_ps(n, scaleExponent));
+}
+
 // Element offset of channel 0 of key j of the item's kv head.
 int64_t RowOffset(const KvView& kv, const plan::WorkItem& item, int64_t j) {
     if (kv.blockTable == nullptr)
@@ -638,14 +667,16 @@ class AmxTaskRunner {
             if (SplitWeights()) Fill(pLo, rows, uint16_t{0});
             return;
         }
-        const V shift = _mm512_set1_ps(step.newMax), shrink = _mm512_set1_ps(call_.value.shrink);
+        // value.shrink is a power of two: its exponent joins the exponent of e^x.
+        const V shift = _mm512_set1_ps(step.newMax);
+        const V shrink = _mm512_set1_ps(static_cast<float>(__builtin_ilogbf(call_.value.shrink)));
         V total = _mm512_setzero_ps();
 #pragma GCC unroll 8
         for (int i = 0; i < kVectors; ++i) {
             if (i >= vectors) break;
-            const V w = _mm512_mul_ps(Simd::Exp(_mm512_sub_ps(x[i], shift)), shrink);
-            Split(w, pHi + 16 * i, SplitWeights() ? pLo + 16 * i : nullptr);
-            total = _mm512_add_ps(total, Part(pHi, pLo, SplitWeights(), 16 * i));
+            const V w = WeightExp(_mm512_sub_ps(x[i], shift), shrink);
+            total = _mm512_add_ps(
+                total, amx::SplitWeights(w, pHi + 16 * i, SplitWeights() ? pLo + 16 * i : nullptr));
         }
         float* acc = acc_ + lane * l_.v32;
         if (step.rescale != 1.0f) {
