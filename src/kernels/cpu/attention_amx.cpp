@@ -7,11 +7,11 @@
 //   S [lanes, keys] = Q [lanes, d] K^T        (TDPBF16PS, fp32 S)
 //   logits, mask terms, online softmax on S   (AVX-512, as the AVX-512 kernel does per lane)
 //   acc [lanes, dV] = acc * rescale + P V      (TDPBF16PS accumulating into fp32 acc)
-// bf16 operands are exact. fp16 ones are split into bf16 hi + lo (exact for every fp16 value) and the
-// products summed as hi*hi + hi*lo + lo*hi; the weights P are split the same way (docs/decisions.md,
-// "cpu:amx"). Blocks holding a non-finite key or value are computed in fp32 from the same exact parts, since
-// a split product of an infinity (inf * 0 in a lo part) would turn ±inf into NaN, and a key of weight 0 must
-// not contribute even with a NaN value.
+// bf16 operands are exact. fp16 ones are split into bf16 hi + lo (exact for every fp16 value): Q K^T is
+// hi*hi + hi*lo + lo*hi, P V is P*hi + P*lo with P rounded to bf16 (docs/decisions.md, "cpu:amx"). Blocks
+// holding a non-finite key or value are computed in fp32 from the same exact parts, since a split product of
+// an infinity (inf * 0 in a lo part) would turn ±inf into NaN, and a key of weight 0 must not contribute even
+// with a NaN value.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -83,7 +83,7 @@ struct AmxLayout {
     int64_t chunkValues;         // per block of the chunk, hi then lo: bf16 pairs [kBlockKeys / 2, v32, 2]
     int64_t keyPart, valuePart;  // bytes of one part (hi or lo) of one block
     int64_t stageHi, stageLo;    // bf16 [kBlockKeys, max(d32, v32)] rows of the block being packed
-    int64_t pHi, pLo;            // bf16 [kLanePad, kBlockKeys] weights
+    int64_t weights;             // bf16 [kLanePad, kBlockKeys] P
     int64_t scores;              // fp32 [kLanePad, kBlockKeys]
     int64_t acc;                 // fp32 [kLanePad, v32]
     int64_t razor;               // fp32 [kBlockKeys]
@@ -109,8 +109,7 @@ AmxLayout LayoutFor(int headDim, int headDimV) {
     l.chunkValues = take(kChunkBlocks * 2 * l.valuePart);
     l.stageHi = take(kBlockKeys * Max(l.d32, l.v32) * 2);
     l.stageLo = take(kBlockKeys * Max(l.d32, l.v32) * 2);
-    l.pHi = take(kLanePad * kBlockKeys * 2);
-    l.pLo = take(kLanePad * kBlockKeys * 2);
+    l.weights = take(kLanePad * kBlockKeys * 2);
     l.scores = take(kLanePad * kBlockKeys * 4);
     l.acc = take(kLanePad * l.v32 * 4);
     l.razor = take(kBlockKeys * 4);
@@ -140,20 +139,16 @@ void Split(V x, uint16_t* hi, uint16_t* lo) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo), FloatToBf16(rest));
 }
 
-// Sixteen weights as bf16 hi (and lo, as Split); returns the fp32 sum of the stored parts.
-V SplitWeights(V x, uint16_t* hi, uint16_t* lo) {
-    const __m256i h = FloatToBf16(x);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(hi), h);
-    const V high = Bf16ToFloat(h);
-    if (lo == nullptr) return high;
-    const __m256i l = FloatToBf16(_mm512_sub_ps(x, high));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo), l);
-    return _mm512_add_ps(high, Bf16ToFloat(l));
+// Sixteen weights rounded to bf16 at `to`; returns the rounded values in fp32.
+V StoreWeights(V x, uint16_t* to) {
+    const __m256i rounded = FloatToBf16(x);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), rounded);
+    return Bf16ToFloat(rounded);
 }
 
 // e^x * 2^scaleExponent for x <= 0 (logit minus the running maximum), to about 2^-14 relative (x = n ln2 + r,
-// |r| <= ln2 / 2, degree-4 Taylor polynomial): the weights are rounded to bf16 (2^-9) or split into bf16 hi +
-// lo, and the sum is taken of the rounded weights, so this error is the weights' own. Exactly 0 below -87.3
+// |r| <= ln2 / 2, degree-4 Taylor polynomial): the weights are rounded to bf16 (2^-9) and the sum is taken
+// of the rounded weights, so this error is far below the weights' own. Exactly 0 below -87.3
 // (so e^-inf = 0, a key of weight 0); a NaN x gives a number, the row being NaN through its maximum already.
 V WeightExp(V x, V scaleExponent) {
     const V clamped = _mm512_max_ps(x, _mm512_set1_ps(-87.3f));
@@ -379,8 +374,7 @@ class AmxTaskRunner {
           chunkValues_(scratch + l_.chunkValues),
           stageHi_(Array<uint16_t>(scratch, l_.stageHi)),
           stageLo_(Array<uint16_t>(scratch, l_.stageLo)),
-          pHi_(Array<uint16_t>(scratch, l_.pHi)),
-          pLo_(Array<uint16_t>(scratch, l_.pLo)),
+          weights_(Array<uint16_t>(scratch, l_.weights)),
           scores_(Array<float>(scratch, l_.scores)),
           acc_(Array<float>(scratch, l_.acc)),
           razor_(Array<float>(scratch, l_.razor)) {}
@@ -409,7 +403,6 @@ class AmxTaskRunner {
     }
     int64_t HeadOf(int lane) const { return item_.headBegin + lane / rows_; }
     int64_t RowOf(int lane) const { return task_.rowBegin + lane % rows_; }
-    bool SplitWeights() const { return splitValues_; }
 
     // Queries unscaled: exact in bf16 (hi + lo for fp16); the row scale multiplies the fp32 dot. Lanes past
     // the task's are zero.
@@ -479,8 +472,7 @@ class AmxTaskRunner {
         }
         diagonalNorm_ = FiniteCausalTerms() ? DiagonalKeyNorm() : -1.0f;
         Fill(acc_, lanePad_ * l_.v32, 0.0f);
-        Fill(pHi_, lanePad_ * kBlockKeys, uint16_t{0});
-        Fill(pLo_, lanePad_ * kBlockKeys, uint16_t{0});
+        Fill(weights_, lanePad_ * kBlockKeys, uint16_t{0});
     }
 
     void Block(int32_t j0, int32_t n) {
@@ -643,8 +635,8 @@ class AmxTaskRunner {
     }
 
     // One lane's logits, mask terms and online-softmax step, its 128 logits held in registers; its weights
-    // (times value.shrink) go to pHi / pLo and the rounded weights' sum to sum_, so that acc / sum weighs the
-    // values by exactly the weights used.
+    // (times value.shrink, rounded to bf16) go to weights_ and the rounded weights' sum to sum_, so that acc
+    // / sum weighs the values by exactly the weights used.
     void Softmax(int lane, int32_t j0, int32_t n, int rows, const plan::TileClass* classes) {
         const int vectors = rows / 16;
         V x[kVectors];
@@ -660,11 +652,9 @@ class AmxTaskRunner {
         }
         const float tileMax = nan != 0 ? __builtin_nanf("") : _mm512_reduce_max_ps(top);
         const SoftmaxStep<float> step = StepSoftmax(max_[lane], tileMax);
-        uint16_t* pHi = pHi_ + lane * kBlockKeys;
-        uint16_t* pLo = pLo_ + lane * kBlockKeys;
+        uint16_t* weights = weights_ + lane * kBlockKeys;
         if (!step.visible) {
-            Fill(pHi, rows, uint16_t{0});
-            if (SplitWeights()) Fill(pLo, rows, uint16_t{0});
+            Fill(weights, rows, uint16_t{0});
             return;
         }
         // value.shrink is a power of two: its exponent joins the exponent of e^x.
@@ -675,8 +665,7 @@ class AmxTaskRunner {
         for (int i = 0; i < kVectors; ++i) {
             if (i >= vectors) break;
             const V w = WeightExp(_mm512_sub_ps(x[i], shift), shrink);
-            total = _mm512_add_ps(
-                total, amx::SplitWeights(w, pHi + 16 * i, SplitWeights() ? pLo + 16 * i : nullptr));
+            total = _mm512_add_ps(total, StoreWeights(w, weights + 16 * i));
         }
         float* acc = acc_ + lane * l_.v32;
         if (step.rescale != 1.0f) {
@@ -756,9 +745,9 @@ class AmxTaskRunner {
             return ExactAccumulate(n);
         }
         const uint16_t *vHi = ValuePart(block, 0), *vLo = ValuePart(block, 1);
-        const Product bf16[] = {{pHi_, vHi}};
-        const Product split[] = {{pHi_, vHi}, {pHi_, vLo}, {pLo_, vHi}};
-        TileGemm(splitValues_ ? split : bf16, splitValues_ ? 3 : 1, kBlockKeys * 2, l_.v32 * 4,
+        const Product bf16[] = {{weights_, vHi}};
+        const Product split[] = {{weights_, vHi}, {weights_, vLo}};
+        TileGemm(splitValues_ ? split : bf16, splitValues_ ? 2 : 1, kBlockKeys * 2, l_.v32 * 4,
                  rows / kPairSteps, mTiles_, static_cast<int>(l_.v32 / kTileRows), acc_, l_.v32 * 4, true);
     }
 
@@ -782,8 +771,7 @@ class AmxTaskRunner {
         const auto widen = [](uint16_t bits) {
             return __builtin_bit_cast(float, static_cast<uint32_t>(bits) << 16);
         };
-        const float hi = widen(pHi_[lane * kBlockKeys + t]);
-        return SplitWeights() ? hi + widen(pLo_[lane * kBlockKeys + t]) : hi;
+        return widen(weights_[lane * kBlockKeys + t]);
     }
 
     void StoreOutputs() {
@@ -819,7 +807,7 @@ class AmxTaskRunner {
     uint16_t *qHi_, *qLo_;
     ChunkState* chunk_;
     char *chunkKeys_, *chunkValues_;
-    uint16_t *stageHi_, *stageLo_, *pHi_, *pLo_;
+    uint16_t *stageHi_, *stageLo_, *weights_;
     float *scores_, *acc_, *razor_;
     float queryNorm_ = 0.0f, scaleMax_ = 0.0f;
     float diagonalNorm_ = -1.0f;  // DiagonalKeyNorm(), or -1: no block is skipped by WeighsNothing
