@@ -108,6 +108,7 @@ std::vector<RowSpec> SmokeRows() {
     rac.headSize = 64;
     rac.blockSize = 16;
     return {PrefillRow(Causal(gqa, {40, 17}, ACL_FLOAT16)),
+            PrefillRow(Dense(gqa, 40, ACL_BF16)),
             PrefillRow(Prefix(gqa, 128, 20, ACL_BF16)),
             PrefillRow(Window(gqa, 16, 100, ACL_FLOAT16)),
             PrefillRow(Causal(Family("smoke-mla8-d192/128", 8, 8, 192, 128, false), {30}, ACL_BF16)),
