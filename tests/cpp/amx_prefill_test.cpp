@@ -82,6 +82,14 @@ std::vector<PrefillCase> Cases() {
         s.kvSeqLen = {258, 135};
         cases.push_back({dtype == ACL_BF16 ? "prefix_causal_bf16" : "prefix_causal_fp16", p, s});
     }
+    {
+        // MLA's latent head: 128 query heads on one 576-channel kv head, values its first 512 channels; row
+        // blocks of one row of 128 lanes.
+        Param p = Encoder(128, 1, Param::MASK_TYPE_NORM);
+        p.mlaVHeadSize = 512;
+        p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
+        cases.push_back({"mla_576_512_128_heads_bf16", p, Shape(576, {70, 3}, ACL_BF16)});
+    }
     // 80 heads on one kv head: row blocks of one row of 80 lanes (as MLA's 128 heads on one latent head).
     cases.push_back({"gqa80_rows_of_80_lanes_bf16", Encoder(80, 1, Param::MASK_TYPE_UNDEFINED),
                      Shape(64, {40}, ACL_BF16)});
