@@ -681,15 +681,17 @@ class AmxTaskRunner {
     void Logits(int lane, int vectors, V* x) const {
         const float* s = scores_ + lane * kBlockKeys;
         const V dotMul = _mm512_set1_ps(dotMul_[lane]), razorMul = _mm512_set1_ps(razorMul_[lane]);
-        const V postMul = _mm512_set1_ps(postMul_[lane]);
+        const V postMul = _mm512_set1_ps(postMul_[lane]), scale = _mm512_set1_ps(dotMul_[lane] * postMul_[lane]);
 #pragma GCC unroll 8
         for (int i = 0; i < kVectors; ++i) {
             if (i >= vectors) break;
             V y = _mm512_loadu_ps(s + 16 * i);
-            y = call_.razorOffset != nullptr
-                    ? _mm512_fmadd_ps(y, dotMul, _mm512_mul_ps(_mm512_loadu_ps(razor_ + 16 * i), razorMul))
-                    : _mm512_mul_ps(y, dotMul);
-            y = _mm512_mul_ps(y, postMul);
+            if (call_.razorOffset != nullptr) {
+                y = _mm512_fmadd_ps(y, dotMul, _mm512_mul_ps(_mm512_loadu_ps(razor_ + 16 * i), razorMul));
+                y = _mm512_mul_ps(y, postMul);
+            } else {
+                y = _mm512_mul_ps(y, scale);  // one of dotMul and postMul is 1: the same product
+            }
             // Operand order keeps a NaN logit NaN (the instructions return the second operand on NaN).
             if (call_.clamp) {
                 y = _mm512_min_ps(_mm512_set1_ps(call_.clampMax),
