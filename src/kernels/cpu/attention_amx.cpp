@@ -314,10 +314,10 @@ void StoreRow(const KernelCall& call, int64_t base, const float* acc, float sum)
         return;
     }
     auto* out = static_cast<uint16_t*>(call.output) + base;
-    const V divisor = _mm512_set1_ps(sum), factor = _mm512_set1_ps(grow);
+    // One division per row (grow is a power of two; sum 0 gives 0 * inf = NaN, as 0 / 0).
+    const V factor = _mm512_set1_ps(grow / sum);
     for (int c = 0; c < call.headDimV; c += 16) {
-        V x = nan ? _mm512_set1_ps(__builtin_nanf(""))
-                  : _mm512_mul_ps(_mm512_div_ps(_mm512_loadu_ps(acc + c), divisor), factor);
+        V x = nan ? _mm512_set1_ps(__builtin_nanf("")) : _mm512_mul_ps(_mm512_loadu_ps(acc + c), factor);
         const __m256i half = call.outputType == ACL_FLOAT16
                                  ? _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
                                  : RoundToBf16(x);
@@ -681,7 +681,8 @@ class AmxTaskRunner {
     void Logits(int lane, int vectors, V* x) const {
         const float* s = scores_ + lane * kBlockKeys;
         const V dotMul = _mm512_set1_ps(dotMul_[lane]), razorMul = _mm512_set1_ps(razorMul_[lane]);
-        const V postMul = _mm512_set1_ps(postMul_[lane]), scale = _mm512_set1_ps(dotMul_[lane] * postMul_[lane]);
+        const V postMul = _mm512_set1_ps(postMul_[lane]),
+                scale = _mm512_set1_ps(dotMul_[lane] * postMul_[lane]);
 #pragma GCC unroll 8
         for (int i = 0; i < kVectors; ++i) {
             if (i >= vectors) break;
