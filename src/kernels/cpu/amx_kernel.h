@@ -1,7 +1,7 @@
 // The cpu:amx path's kernel (attention_amx.cpp): the AVX-512 kernel's schedule, with the tasks that have many
-// lanes (prefill row blocks, MLA decode) run on AMX bf16 tiles and every other task handed to avx512::RunTask. Call only where
-// core::HostCpu() has AMX-BF16 (with Linux's permission for the tile state), AVX-512 F/BW/DQ/VL/BF16, FMA and
-// F16C.
+// lanes (prefill row blocks, MLA decode) run on AMX bf16 tiles and every other task handed to
+// avx512::RunTask. Call only where core::HostCpu() has AMX-BF16 (with Linux's permission for the tile state),
+// AVX-512 F/BW/DQ/VL/BF16, FMA and F16C.
 #ifndef ATBX_KERNELS_CPU_AMX_KERNEL_H
 #define ATBX_KERNELS_CPU_AMX_KERNEL_H
 
