@@ -30,7 +30,8 @@ void RunCacheWrites(const plan::CacheWritePlan& plan, int, void*) {
     kernels::ref::ExecuteCacheWrites(plan);
 }
 
-const std::array<AttentionKernel, 4> kAttentionKernels = {{
+const std::array<AttentionKernel, 5> kAttentionKernels = {{
+    {"cpu:amx", Backend::kCpu, cpu::AmxRefusal, cpu::AmxWorkspaceBytes, cpu::RunAmx},
     {"cpu:avx512", Backend::kCpu, cpu::Avx512Refusal, cpu::AttentionWorkspaceBytes, cpu::RunAvx512},
     {"cpu:avx2", Backend::kCpu, cpu::Avx2Refusal, cpu::AttentionWorkspaceBytes, cpu::RunAvx2},
     {"cpu:scalar", Backend::kCpu, cpu::ScalarRefusal, cpu::AttentionWorkspaceBytes, cpu::RunScalar},

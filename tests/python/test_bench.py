@@ -63,16 +63,19 @@ def prefill_work(row):
     heads, kv, d, dv, mla = family(shape)
     prefix = re.search(r"prefix(\d+)\+([\d+]+)", shape)
     window = re.search(r"swa(\d+) s(\d+)", shape)
+    dense = re.search(r"dense s(\d+)", shape)
     if prefix:
         cached, lens, limit = int(prefix.group(1)), [int(x) for x in prefix.group(2).split("+")], None
     elif window:
         cached, lens, limit = 0, [int(window.group(2))], int(window.group(1))
+    elif dense:
+        cached, lens, limit = 0, [int(dense.group(1))], None
     else:
         cached, lens, limit = 0, [int(x) for x in re.search(r"causal s([\d+]+)", shape).group(1).split("+")], None
     pairs = 0
     for length in lens:
         for i in range(length):
-            keys = cached + i + 1
+            keys = length if dense else cached + i + 1  # dense: every key of the sequence
             pairs += min(keys, limit) if limit else keys
     channels = kv * (d if mla else d + dv)
     kv_bytes = (sum(lens) + len(lens) * cached) * channels * element

@@ -11,7 +11,7 @@ import os
 import numpy as np
 import pytest
 
-from atbx_case import Tensor, assert_precision, read_output, run, write_case
+from atbx_case import Tensor, assert_precision, cpu_paths, read_output, run, run_on_cpu_path, write_case
 
 HEADS, KV_HEADS, HEAD_DIM, BLOCK = 8, 2, 64, 16
 
@@ -59,8 +59,9 @@ class PagedCache:
         self.value.array = np.load(os.path.join(directory, "value_cache.npy"))
 
 
-def prefill(atbx, directory, q, k, v, prompts, dtype, scale):
-    """SelfAttention PA_ENCODER over the packed prompts with a causal NORM mask; returns [sum(prompts), H, D]."""
+def prefill(atbx, directory, q, k, v, prompts, dtype, scale, path):
+    """SelfAttention PA_ENCODER over the packed prompts with a causal NORM mask on one CPU path; returns
+    [sum(prompts), H, D]."""
     longest = max(prompts)
     upper = np.triu(np.ones((longest, longest)), 1)
     # fp16 on the default kernel reads the mask additively; bf16 reads 0/1 flags (DECISIONS 12).
@@ -69,7 +70,7 @@ def prefill(atbx, directory, q, k, v, prompts, dtype, scale):
     case = write_case(directory, "SelfAttention", param,
                       [Tensor(q, dtype), Tensor(k, dtype), Tensor(v, dtype), mask, Tensor(np.array(prompts), "int32")],
                       ["attn.npy"])
-    result = run(atbx, "run", case)
+    result = run_on_cpu_path(atbx, path, case)
     assert result.returncode == 0, result.stderr
     return read_output(os.path.join(directory, "attn.npy"), dtype)
 
@@ -101,10 +102,12 @@ def test_prefill_cache_decode_matches_full_causal_attention(atbx, tmp_path, dtyp
         return np.concatenate([seqs[b][part][rows(b)] for b in range(len(prompts))])
 
     prompt_rows = lambda b: slice(0, prompts[b])
-    attn = prefill(atbx, tmp_path / "prefill", packed(0, prompt_rows), packed(1, prompt_rows), packed(2, prompt_rows),
-                   prompts, dtype, scale)
     prompt_golden = np.concatenate([golden[b][:prompts[b]] for b in range(len(prompts))])
-    assert_precision(attn, prompt_golden, dtype, HEAD_DIM, max(prompts))
+    # The prefill on every CPU path (cpu:amx runs its 64-row blocks on AMX tiles), the decode on the default.
+    for path in cpu_paths(atbx):
+        attn = prefill(atbx, tmp_path / f"prefill_{path}", packed(0, prompt_rows), packed(1, prompt_rows),
+                       packed(2, prompt_rows), prompts, dtype, scale, path)
+        assert_precision(attn, prompt_golden, dtype, HEAD_DIM, max(prompts))
 
     cache = PagedCache(totals, dtype, rng)
     slots = [cache.slot(b, j) for b in range(len(prompts)) for j in range(prompts[b])]

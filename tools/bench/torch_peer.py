@@ -106,8 +106,11 @@ def decode_seconds(request, compute):
     return time_calls(step, layers, request)
 
 
-def visible_mask(rows, keys, prefix, window, dtype):
-    """Additive mask [rows, keys]: query i (at position prefix + i) sees keys j <= prefix + i, within window."""
+def visible_mask(rows, keys, prefix, window, dtype, dense=False):
+    """Additive mask [rows, keys]: query i (at position prefix + i) sees keys j <= prefix + i, within window;
+    None when every key is visible (dense)."""
+    if dense:
+        return None
     position = prefix + torch.arange(rows)[:, None]
     j = torch.arange(keys)[None, :]
     visible = j <= position
@@ -129,7 +132,8 @@ def prefill_seconds(request, compute):
         kv = (torch.rand(hk, 1, keys, d if mla else d + dv) * 2 - 1).to(compute)
         # Query heads per chunk (all of them when the fp32 scores fit in SCORE_CHUNK_BYTES).
         chunk = max(1, min(h, SCORE_CHUNK_BYTES // max(s * keys * 4, 1)))
-        sequences.append((q, kv, visible_mask(s, keys, prefix, window, compute), chunk))
+        mask = visible_mask(s, keys, prefix, window, compute, request.get("kind") == "dense")
+        sequences.append((q, kv, mask, chunk))
 
     def step(_):
         for q, kv, mask, chunk in sequences:

@@ -2,8 +2,11 @@
 
 #include <initializer_list>
 #include <utility>
+#include <variant>
 
 #include "core/cpu_features.h"
+#include "core/parallel.h"
+#include "kernels/cpu/amx_kernel.h"
 #include "kernels/cpu/isa_kernels.h"
 #include "kernels/cpu/kernel_call.h"
 
@@ -20,6 +23,19 @@ std::optional<std::string> Refusal(std::initializer_list<Feature> needed, const 
 }
 
 }  // namespace
+
+std::optional<std::string> AmxRefusal(const plan::AttentionPlan& plan) {
+    using F = core::CpuFeatures;
+    return Refusal({{&F::amxBf16, "AMX-BF16 (or Linux refused its tile state)"},
+                    {&F::avx512f, "AVX-512F"},
+                    {&F::avx512bw, "AVX-512BW"},
+                    {&F::avx512dq, "AVX-512DQ"},
+                    {&F::avx512vl, "AVX-512VL"},
+                    {&F::avx512bf16, "AVX512-BF16"},
+                    {&F::fma, "FMA"},
+                    {&F::f16c, "F16C"}},
+                   plan);
+}
 
 std::optional<std::string> Avx512Refusal(const plan::AttentionPlan& plan) {
     using F = core::CpuFeatures;
@@ -43,6 +59,30 @@ std::optional<std::string> ScalarRefusal(const plan::AttentionPlan& plan) {
 
 uint64_t AttentionWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
     return CallWorkspaceBytes(plan, threads);
+}
+
+uint64_t AmxWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
+    const auto perThread = static_cast<uint64_t>(amx::ThreadScratchBytes(plan.headDim, plan.headDimV));
+    const auto order = static_cast<uint64_t>(amx::OrderScratchBytes(static_cast<int64_t>(plan.items.size())));
+    return CallWorkspaceBytes(plan, threads) +
+           perThread * static_cast<uint64_t>(core::ResolveThreads(threads)) + order + 64;
+}
+
+// The AMX scratch follows the call's own workspace, 64-byte aligned: per thread, then the order of tasks.
+void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
+    auto* amxScratch = static_cast<char*>(workspace) + CallWorkspaceBytes(plan, threads);
+    amxScratch += (64 - reinterpret_cast<uintptr_t>(amxScratch) % 64) % 64;
+    amx::AmxOptions options;
+    options.queriesAsStored = !plan.qPreScale.has_value();
+    if (const auto* causal = std::get_if<plan::CausalMask>(&plan.mask)) {
+        options.causal = true;
+        options.maskedValue = static_cast<float>(causal->maskedValue);
+        options.window = causal->window;
+    }
+    const int64_t perThread = amx::ThreadScratchBytes(plan.headDim, plan.headDimV);
+    char* orderScratch = amxScratch + perThread * core::ResolveThreads(threads);
+    amx::RunAttention(PrepareCall(plan, threads, workspace), amxScratch, orderScratch,
+                      static_cast<int64_t>(plan.items.size()), options);
 }
 
 void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace) {

@@ -1,5 +1,6 @@
-// The CPU attention paths ("cpu:avx512", "cpu:avx2", "cpu:scalar"): the one kernel of attention_kernel.inl
-// compiled per instruction set, each accepting a call only where the host CPU has its features.
+// The CPU attention paths ("cpu:amx", "cpu:avx512", "cpu:avx2", "cpu:scalar"): the one kernel of
+// attention_kernel.inl compiled per instruction set (cpu:amx runs its many-row tasks on AMX tiles,
+// attention_amx.cpp), each accepting a call only where the host CPU has its features.
 #ifndef ATBX_KERNELS_CPU_CPU_PATHS_H
 #define ATBX_KERNELS_CPU_CPU_PATHS_H
 
@@ -13,14 +14,18 @@ namespace atbx::kernels::cpu {
 
 // Why the path cannot run the plan: first the CPU feature it lacks, then the plan feature; nothing when it
 // can.
+std::optional<std::string> AmxRefusal(const plan::AttentionPlan& plan);
 std::optional<std::string> Avx512Refusal(const plan::AttentionPlan& plan);
 std::optional<std::string> Avx2Refusal(const plan::AttentionPlan& plan);
 std::optional<std::string> ScalarRefusal(const plan::AttentionPlan& plan);
 
-// Workspace bytes of every path (the same layout).
+// Workspace bytes of every path but cpu:amx (the same layout), and of cpu:amx (that layout, then AMX packing
+// scratch per thread).
 uint64_t AttentionWorkspaceBytes(const plan::AttentionPlan& plan, int threads);
+uint64_t AmxWorkspaceBytes(const plan::AttentionPlan& plan, int threads);
 
-// Run the path with a workspace of AttentionWorkspaceBytes(plan, threads) bytes.
+// Run the path with a workspace of its bytes.
+void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace);
 void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace);
 void RunAvx2(const plan::AttentionPlan& plan, int threads, void* workspace);
 void RunScalar(const plan::AttentionPlan& plan, int threads, void* workspace);

@@ -40,6 +40,12 @@ PrefillShape Prefix(PrefillShape s, int32_t prefix, int32_t tokens, aclDataType 
     return s;
 }
 
+PrefillShape Dense(PrefillShape s, int32_t tokens, aclDataType dtype) {
+    s = Causal(s, {tokens}, dtype);
+    s.kind = PrefillKind::kDense;
+    return s;
+}
+
 PrefillShape Window(PrefillShape s, int32_t window, int32_t tokens, aclDataType dtype) {
     s = Causal(s, {tokens}, dtype);
     s.kind = PrefillKind::kSlidingWindow;
@@ -62,6 +68,7 @@ std::vector<RowSpec> FullRows() {
             for (int32_t tokens : {512, 2048, 8192})
                 rows.push_back(PrefillRow(Causal(f, {tokens}, dtype)));
         }
+        rows.push_back(PrefillRow(Dense(kGqa32, 2048, dtype)));  // the causal 2k row's unmasked twin
         rows.push_back(PrefillRow(Causal(kGqa32, {2048, 1024, 512, 256, 100}, dtype)));
         for (const PrefillShape& f : {kGqa32, kGqa28, kD64})
             rows.push_back(PrefillRow(Prefix(f, 4096, 512, dtype)));
@@ -84,6 +91,7 @@ std::vector<RowSpec> QuickRows() {
         rows.push_back(PrefillRow(Causal(kMlaSplit, {256}, dtype)));
         rows.push_back(PrefillRow(Causal(kMlaLatent, {128}, dtype)));
     }
+    rows.push_back(PrefillRow(Dense(kGqa32, 512, ACL_BF16)));
     rows.push_back(PrefillRow(Causal(kGqa32, {300, 150, 62}, ACL_FLOAT16)));
     rows.push_back(PrefillRow(Prefix(kGqa32, 1024, 128, ACL_FLOAT16)));
     rows.push_back(PrefillRow(Window(kGqa32, 256, 1024, ACL_BF16)));
@@ -100,6 +108,7 @@ std::vector<RowSpec> SmokeRows() {
     rac.headSize = 64;
     rac.blockSize = 16;
     return {PrefillRow(Causal(gqa, {40, 17}, ACL_FLOAT16)),
+            PrefillRow(Dense(gqa, 40, ACL_BF16)),
             PrefillRow(Prefix(gqa, 128, 20, ACL_BF16)),
             PrefillRow(Window(gqa, 16, 100, ACL_FLOAT16)),
             PrefillRow(Causal(Family("smoke-mla8-d192/128", 8, 8, 192, 128, false), {30}, ACL_BF16)),

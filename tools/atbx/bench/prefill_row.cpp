@@ -52,6 +52,10 @@ Param MakeParam(const PrefillShape& s) {
             p.maskType = Param::MASK_TYPE_SLIDING_WINDOW_COMPRESS;
             p.windowSize = static_cast<uint32_t>(s.window);
             break;
+        case PrefillKind::kDense:
+            p.calcType = Param::PA_ENCODER;
+            p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
+            break;
     }
     return p;
 }
@@ -93,7 +97,7 @@ void AddPackedInputs(const PrefillShape& s, BenchCall& call, std::mt19937_64& rn
     if (!s.mla) call.AddRandomInput(Desc(s.dtype, {n, s.kvHeads, s.headSizeV}), -1.0, 1.0, rng());
     if (s.kind == PrefillKind::kSlidingWindow) {
         FillWindowMask(s, call.AddInput(Desc(s.dtype, {kWindowTile, kWindowTile})));
-    } else {
+    } else if (s.kind != PrefillKind::kDense) {
         FillTriuMask(s.dtype, call.AddInput(Desc(s.dtype, {kTriuTile, kTriuTile})));
     }
     call.AddHostInt32(s.seqLens);
@@ -136,8 +140,10 @@ double VisiblePairs(const PrefillShape& s) {
     for (int32_t len : s.seqLens) {
         for (int64_t i = 0; i < len; ++i) {
             const int64_t causal = s.prefix + i + 1;
-            pairs += static_cast<double>(
-                s.kind == PrefillKind::kSlidingWindow ? std::min<int64_t>(causal, s.window) : causal);
+            pairs += static_cast<double>(s.kind == PrefillKind::kSlidingWindow
+                                             ? std::min<int64_t>(causal, s.window)
+                                         : s.kind == PrefillKind::kDense ? len
+                                                                         : causal);
         }
     }
     return pairs;
@@ -156,6 +162,8 @@ std::string ShapeName(const PrefillShape& s) {
             return core::StrCat(s.family, " prefix", s.prefix, "+", Lengths(s));
         case PrefillKind::kSlidingWindow:
             return core::StrCat(s.family, " swa", s.window, " s", Lengths(s));
+        case PrefillKind::kDense:
+            return core::StrCat(s.family, " dense s", Lengths(s));
         case PrefillKind::kCausal:
             break;
     }
@@ -165,6 +173,7 @@ std::string ShapeName(const PrefillShape& s) {
 nlohmann::json PeerShape(const PrefillShape& s) {
     const char* kind = s.kind == PrefillKind::kPrefix          ? "prefix"
                        : s.kind == PrefillKind::kSlidingWindow ? "window"
+                       : s.kind == PrefillKind::kDense         ? "dense"
                                                                : "causal";
     return {{"op", "prefill"},
             {"kind", kind},

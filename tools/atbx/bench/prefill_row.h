@@ -16,6 +16,7 @@ enum class PrefillKind {
     kCausal,         // PA_ENCODER, NORM mask with isTriuMask 1 (the causal [128, 128] tile)
     kPrefix,         // PREFIX_ENCODER over `prefix` cached tokens, CAUSAL_MASK (bottom-right causal)
     kSlidingWindow,  // PA_ENCODER, SLIDING_WINDOW_COMPRESS mask of `window` tokens
+    kDense,          // PA_ENCODER without a mask: every key of the sequence (what causal rows compare with)
 };
 
 struct PrefillShape {

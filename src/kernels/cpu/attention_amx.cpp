@@ -1,0 +1,932 @@
+// The cpu:amx path: flash attention on AMX bf16 tiles for the tasks whose row block has many lanes (prefill),
+// the AVX-512 kernel for every other task. CMake compiles this file alone with the AVX-512, AVX512-BF16 and
+// AMX flags; cpu_paths.cpp calls it only where the CPU has them.
+//
+// A task's lanes (head, query row) share one kv head, so they form the M dimension of both products. Keys are
+// walked in blocks of kBlockKeys:
+//   S [lanes, keys] = Q [lanes, d] K^T        (TDPBF16PS, fp32 S)
+//   logits, mask terms, online softmax on S   (AVX-512, as the AVX-512 kernel does per lane)
+//   acc [lanes, dV] = acc * rescale + P V      (TDPBF16PS accumulating into fp32 acc)
+// bf16 operands are exact. fp16 ones are split into bf16 hi + lo (exact for every fp16 value): Q K^T is
+// hi*hi + hi*lo + lo*hi, P V is P*hi + P*lo with P rounded to bf16 (docs/decisions.md, "cpu:amx"). Blocks
+// holding a non-finite key or value are computed in fp32 from the same exact parts, since a split product of
+// an infinity (inf * 0 in a lo part) would turn ±inf into NaN, and a key of weight 0 must not contribute even
+// with a NaN value.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "core/parallel.h"
+#include "kernels/cpu/amx_kernel.h"
+#include "kernels/cpu/isa_kernels.h"
+
+#define ATBX_KERNEL_NAMESPACE atbx::kernels::cpu::amx
+namespace ATBX_KERNEL_NAMESPACE {
+#include "kernels/cpu/simd/simd_avx512.inl"
+}  // namespace ATBX_KERNEL_NAMESPACE
+#include "kernels/common/online_softmax.inl"
+#include "kernels/cpu/amx_tiles.inl"
+
+namespace atbx::kernels::cpu::amx {
+namespace {
+
+using V = Simd::V;
+constexpr float kNegInf = -__builtin_inff();
+constexpr int kBlockKeys = 128;  // keys per block: S and P rows of 128, four tile products per acc tile
+constexpr int kSubBlock = 32;    // keys classified against the mask at once (the AVX-512 kernel's tile)
+constexpr int kVectors = kBlockKeys / 16;  // zmm registers of one lane's logits
+// Most lanes of a tile task: kMaxLanes, or one row of every head of a group of up to 128 heads (MLA).
+constexpr int kLanePad = 128;
+// Fewest lanes a task needs for the tiles to pay (measured: docs/decisions.md, "cpu:amx").
+constexpr int kMinLanes = 32;
+
+// This file is compiled with AMX and AVX-512 flags: it instantiates no template of the standard library,
+// whose instances the linker could pick for code that runs on any CPU (kernel_call.h).
+int64_t Round(int64_t n, int64_t to) {
+    return (n + to - 1) / to * to;
+}
+
+int64_t Min(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
+int64_t Max(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
+
+template <class T>
+void Fill(T* at, int64_t n, T value) {
+    for (int64_t i = 0; i < n; ++i)
+        at[i] = value;
+}
+
+// The key chunk a thread's packed blocks belong to: consecutive tasks on one thread usually read the same
+// chunk of the same work item (the row blocks of one chunk), so each block is converted and packed once per
+// thread and chunk, on first use. What is packed depends on the keys alone, so results do not depend on
+// which thread ran which task.
+constexpr int kChunkBlocks = kKvChunk / kBlockKeys;
+struct ChunkState {
+    int32_t item, kvBegin, kvEnd;
+    bool valid;
+    bool packed[kChunkBlocks];
+    bool keysNonFinite[kChunkBlocks];  // such blocks are computed in fp32 (the file comment)
+    bool valuesNonFinite[kChunkBlocks];
+    float keyNorm[kChunkBlocks];  // the largest norm of the block's keys
+};
+
+// Byte offsets of one thread's arrays inside its AMX scratch; d32 / v32: head sizes rounded up to 32.
+struct AmxLayout {
+    int64_t d32, v32;
+    int64_t qHi, qLo;            // bf16 [kLanePad, d32] the task's queries
+    int64_t chunk;               // ChunkState: which keys chunkKeys / chunkValues hold
+    int64_t chunkKeys;           // per block of the chunk, hi then lo: bf16 pairs [d32 / 2, kBlockKeys, 2]
+    int64_t chunkValues;         // per block of the chunk, hi then lo: bf16 pairs [kBlockKeys / 2, v32, 2]
+    int64_t keyPart, valuePart;  // bytes of one part (hi or lo) of one block
+    int64_t stageHi, stageLo;    // bf16 [kBlockKeys, max(d32, v32)] rows of the block being packed
+    int64_t weights;             // bf16 [kLanePad, kBlockKeys] P
+    int64_t scores;              // fp32 [kLanePad, kBlockKeys]
+    int64_t acc;                 // fp32 [kLanePad, v32]
+    int64_t razor;               // fp32 [kBlockKeys]
+    int64_t total;
+};
+
+AmxLayout LayoutFor(int headDim, int headDimV) {
+    AmxLayout l{};
+    l.d32 = Round(headDim, kPairSteps);
+    l.v32 = Round(headDimV, kPairSteps);
+    int64_t at = 0;
+    const auto take = [&at](int64_t bytes) {
+        const int64_t start = at;
+        at += Round(bytes, 64);
+        return start;
+    };
+    l.qHi = take(kLanePad * l.d32 * 2);
+    l.qLo = take(kLanePad * l.d32 * 2);
+    l.keyPart = kBlockKeys * l.d32 * 2;
+    l.valuePart = kBlockKeys * l.v32 * 2;
+    l.chunk = take(sizeof(ChunkState));
+    l.chunkKeys = take(kChunkBlocks * 2 * l.keyPart);
+    l.chunkValues = take(kChunkBlocks * 2 * l.valuePart);
+    l.stageHi = take(kBlockKeys * Max(l.d32, l.v32) * 2);
+    l.stageLo = take(kBlockKeys * Max(l.d32, l.v32) * 2);
+    l.weights = take(kLanePad * kBlockKeys * 2);
+    l.scores = take(kLanePad * kBlockKeys * 4);
+    l.acc = take(kLanePad * l.v32 * 4);
+    l.razor = take(kBlockKeys * 4);
+    l.total = at;
+    return l;
+}
+
+V Bf16ToFloat(__m256i bf16) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bf16), 16));
+}
+
+__m256i FloatToBf16(V x) {
+    return __builtin_bit_cast(__m256i, _mm512_cvtneps_pbh(x));
+}
+
+__mmask16 NonFinite(V x) {
+    return _mm512_fpclass_ps_mask(x, 0x99);  // QNaN, SNaN, +inf, -inf
+}
+
+// Sixteen fp32 values as bf16 hi (and lo = x - hi, exact for fp16 and for anything bf16 represents in two
+// parts; 0 where x is not finite, so that hi carries the infinity or NaN alone).
+void Split(V x, uint16_t* hi, uint16_t* lo) {
+    const __m256i h = FloatToBf16(x);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(hi), h);
+    if (lo == nullptr) return;
+    const V rest = _mm512_maskz_sub_ps(static_cast<__mmask16>(~NonFinite(x)), x, Bf16ToFloat(h));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo), FloatToBf16(rest));
+}
+
+// Sixteen weights rounded to bf16 at `to`; returns the rounded values in fp32.
+V StoreWeights(V x, uint16_t* to) {
+    const __m256i rounded = FloatToBf16(x);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), rounded);
+    return Bf16ToFloat(rounded);
+}
+
+// e^x * 2^scaleExponent for x <= 0 (logit minus the running maximum), to about 2^-14 relative (x = n ln2 + r,
+// |r| <= ln2 / 2, degree-4 Taylor polynomial): the weights are rounded to bf16 (2^-9) and the sum is taken
+// of the rounded weights, so this error is far below the weights' own. Exactly 0 below -87.3
+// (so e^-inf = 0, a key of weight 0); a NaN x gives a number, the row being NaN through its maximum already.
+V WeightExp(V x, V scaleExponent) {
+    const V clamped = _mm512_max_ps(x, _mm512_set1_ps(-87.3f));
+    const V n = _mm512_roundscale_ps(_mm512_mul_ps(clamped, _mm512_set1_ps(1.44269504f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const V r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693147181f), clamped);
+    V p = _mm512_set1_ps(1.0f / 24.0f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    const __mmask16 kept = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.3f), _CMP_GT_OQ);
+    return _mm512_maskz_scalef_ps(kept, p, _mm512_add_ps(n, scaleExponent));
+}
+
+// Element offset of channel 0 of key j of the item's kv head.
+int64_t RowOffset(const KvView& kv, const plan::WorkItem& item, int64_t j) {
+    if (kv.blockTable == nullptr)
+        return item.kvSequence * kv.sequenceStride + j * kv.slotStride + item.kvHead * kv.headStride;
+    const int64_t block = kv.blockTable[item.kvSequence * kv.tableStride + j / kv.blockSize];
+    return block * kv.blockStride + (j % kv.blockSize) * kv.slotStride + item.kvHead * kv.headStride;
+}
+
+// Keys [j0, j0 + n) of an fp16 or bf16 cache as bf16 rows `width` elements apart (zero past headDim and for
+// rows [n, rows)), split into hi and lo for fp16 (lo null for bf16). True when one of them is not finite.
+// Cache rows are a few hundred bytes strided by the other heads' rows: each is requested kPrefetchRows rows
+// ahead (up to `end`, the task's last key), as the hardware prefetcher does not run that far.
+constexpr int kPrefetchRows = 16;
+
+// *largestNorm (when given) becomes the largest Euclidean norm of the rows.
+bool StageRows(const KvView& kv, const plan::WorkItem& item, int64_t j0, int n, int64_t end, int rows,
+               int64_t width, uint16_t* hi, uint16_t* lo, float* largestNorm = nullptr) {
+    const auto* base = static_cast<const char*>(kv.data);
+    const bool half = kv.dtype == ACL_FLOAT16;
+    const int64_t rowBytes = int64_t{kv.headDim} * 2;
+    __mmask16 bad = 0;
+    float largest = 0.0f;
+    for (int t = 0; t < n; ++t) {
+        V squares = _mm512_setzero_ps();
+        if (j0 + t + kPrefetchRows < end) {
+            const char* ahead = base + RowOffset(kv, item, j0 + t + kPrefetchRows) * 2;
+            for (int64_t at = 0; at < rowBytes; at += 64)
+                __builtin_prefetch(ahead + at);
+        }
+        const char* row = base + RowOffset(kv, item, j0 + t) * 2;
+        for (int64_t c0 = 0; c0 < width; c0 += 16) {
+            uint16_t* h = hi + t * width + c0;
+            uint16_t* l = lo != nullptr ? lo + t * width + c0 : nullptr;
+            const int64_t valid = Max(0, Min(kv.headDim - c0, 16));
+            if (valid == 0) {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), _mm256_setzero_si256());
+                if (l != nullptr) _mm256_storeu_si256(reinterpret_cast<__m256i*>(l), _mm256_setzero_si256());
+                continue;
+            }
+            // FRACTAL_NZ tiles are multiples of 16 channels (CallRefusal): 16 channels never cross one.
+            const int64_t at =
+                kv.channelTile == 0 ? c0 : (c0 / kv.channelTile) * kv.channelTileStride + c0 % kv.channelTile;
+            const auto mask = static_cast<__mmask16>((1u << valid) - 1u);
+            const __m256i raw = _mm256_maskz_loadu_epi16(mask, row + at * 2);
+            const V x = half ? _mm512_cvtph_ps(raw) : Bf16ToFloat(raw);
+            bad |= NonFinite(x);
+            squares = _mm512_fmadd_ps(x, x, squares);
+            if (half) {
+                Split(x, h, l);
+            } else {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), raw);
+            }
+        }
+        const float norm = __builtin_sqrtf(_mm512_reduce_add_ps(squares));
+        largest = norm > largest ? norm : largest;
+    }
+    if (largestNorm != nullptr) *largestNorm = largest;
+    for (int t = n; t < rows; ++t) {
+        Fill(hi + t * width, width, uint16_t{0});
+        if (lo != nullptr) Fill(lo + t * width, width, uint16_t{0});
+    }
+    return bad != 0;
+}
+
+// Transposes 16 x 16 32-bit elements (pairs of bf16): out row c = column c of the 16 rows at `in`.
+void Transpose16(const char* in, int64_t inStride, char* out, int64_t outStride) {
+    __m512i r[16], a[16], b[16];
+    for (int i = 0; i < 16; ++i)
+        r[i] = _mm512_loadu_si512(in + i * inStride);
+    for (int i = 0; i < 8; ++i) {
+        a[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    // b[4i + k], 128-bit lane L: column 4L + k of rows 4i .. 4i + 3.
+    for (int i = 0; i < 4; ++i) {
+        b[4 * i] = _mm512_unpacklo_epi64(a[4 * i], a[4 * i + 2]);
+        b[4 * i + 1] = _mm512_unpackhi_epi64(a[4 * i], a[4 * i + 2]);
+        b[4 * i + 2] = _mm512_unpacklo_epi64(a[4 * i + 1], a[4 * i + 3]);
+        b[4 * i + 3] = _mm512_unpackhi_epi64(a[4 * i + 1], a[4 * i + 3]);
+    }
+    for (int k = 0; k < 4; ++k) {
+        const __m512i c0 = _mm512_shuffle_i32x4(b[k], b[4 + k], 0x44);
+        const __m512i c1 = _mm512_shuffle_i32x4(b[k], b[4 + k], 0xEE);
+        const __m512i c2 = _mm512_shuffle_i32x4(b[8 + k], b[12 + k], 0x44);
+        const __m512i c3 = _mm512_shuffle_i32x4(b[8 + k], b[12 + k], 0xEE);
+        _mm512_storeu_si512(out + k * outStride, _mm512_shuffle_i32x4(c0, c2, 0x88));
+        _mm512_storeu_si512(out + (4 + k) * outStride, _mm512_shuffle_i32x4(c0, c2, 0xDD));
+        _mm512_storeu_si512(out + (8 + k) * outStride, _mm512_shuffle_i32x4(c1, c3, 0x88));
+        _mm512_storeu_si512(out + (12 + k) * outStride, _mm512_shuffle_i32x4(c1, c3, 0xDD));
+    }
+}
+
+// Key rows [rows, d32] bf16 to the B layout of S = Q K^T: [d32 / 2, kBlockKeys, 2].
+void PackKeys(const uint16_t* stage, int rows, int64_t d32, uint16_t* packed) {
+    for (int n0 = 0; n0 < rows; n0 += 16) {
+        for (int64_t p0 = 0; p0 < d32 / 2; p0 += 16) {
+            Transpose16(reinterpret_cast<const char*>(stage + n0 * d32 + p0 * 2), d32 * 2,
+                        reinterpret_cast<char*>(packed + p0 * kBlockKeys * 2 + n0 * 2), kBlockKeys * 4);
+        }
+    }
+}
+
+// Value rows [rows, v32] bf16 to the B layout of acc += P V: [rows / 2, v32, 2].
+void PackValues(const uint16_t* stage, int rows, int64_t v32, uint16_t* packed) {
+    alignas(64) uint16_t low[32], high[32];
+    for (int i = 0; i < 16; ++i) {
+        low[2 * i] = static_cast<uint16_t>(i);
+        low[2 * i + 1] = static_cast<uint16_t>(32 + i);
+        high[2 * i] = static_cast<uint16_t>(16 + i);
+        high[2 * i + 1] = static_cast<uint16_t>(48 + i);
+    }
+    const __m512i lowIndex = _mm512_load_si512(low), highIndex = _mm512_load_si512(high);
+    for (int p = 0; p < rows / 2; ++p) {
+        const uint16_t* even = stage + 2 * p * v32;
+        const uint16_t* odd = even + v32;
+        uint16_t* out = packed + p * v32 * 2;
+        for (int64_t c0 = 0; c0 < v32; c0 += 32) {
+            const __m512i e = _mm512_loadu_si512(even + c0), o = _mm512_loadu_si512(odd + c0);
+            _mm512_storeu_si512(out + 2 * c0, _mm512_permutex2var_epi16(e, lowIndex, o));
+            _mm512_storeu_si512(out + 2 * c0 + 32, _mm512_permutex2var_epi16(e, highIndex, o));
+        }
+    }
+}
+
+// fp32 to bf16, rounded to nearest even (subnormals kept, as plan::StoreElement rounds).
+__m256i RoundToBf16(V x) {
+    const __m512i bits = _mm512_castps_si512(x);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    __m512i rounded =
+        _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF))), 16);
+    rounded =
+        _mm512_mask_mov_epi32(rounded, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_set1_epi32(0x7FC0));
+    return _mm512_cvtepi32_epi16(rounded);
+}
+
+// One lane's output acc / sum; a NaN anywhere in the row makes the whole row NaN (as the AVX-512 kernel).
+void StoreRow(const KernelCall& call, int64_t base, const float* acc, float sum) {
+    bool nan = sum != sum;
+    for (int c = 0; c < call.headDimV && !nan; c += 16) {
+        const V x =
+            _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << Min(call.headDimV - c, 16)) - 1u), acc + c);
+        nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) != 0;
+    }
+    const float grow = call.outputGrow;
+    if (call.outputType != ACL_FLOAT16 && call.outputType != ACL_BF16) {
+        for (int c = 0; c < call.headDimV; ++c)
+            StoreOutput(call, base + c, nan ? __builtin_nanf("") : acc[c] / sum * grow);
+        return;
+    }
+    auto* out = static_cast<uint16_t*>(call.output) + base;
+    // One division per row (grow is a power of two; sum 0 gives 0 * inf = NaN, as 0 / 0).
+    const V factor = _mm512_set1_ps(grow / sum);
+    for (int c = 0; c < call.headDimV; c += 16) {
+        V x = nan ? _mm512_set1_ps(__builtin_nanf("")) : _mm512_mul_ps(_mm512_loadu_ps(acc + c), factor);
+        const __m256i half = call.outputType == ACL_FLOAT16
+                                 ? _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+                                 : RoundToBf16(x);
+        const auto mask = static_cast<__mmask16>((1u << Min(call.headDimV - c, 16)) - 1u);
+        _mm256_mask_storeu_epi16(out + c, mask, half);
+    }
+}
+
+// Whether the AMX runner takes the task: fp16 or bf16 queries, keys and values of one dtype without
+// quantisation, and enough lanes. Tasks spanning several work items stay with the AVX-512 kernel.
+// A row block with every head of a group of more than kMaxLanes heads has more lanes than kMaxLanes.
+int64_t Lanes(const plan::WorkItem& item, const Task& task) {
+    return int64_t{item.headCount} * (task.rowEnd - task.rowBegin);
+}
+
+template <class TaskType>
+bool SpansItems(const TaskType& task) {
+    if constexpr (requires { task.itemCount; }) {
+        return task.itemCount > 1;
+    } else {
+        return false;
+    }
+}
+
+bool Takes(const KernelCall& call, const Task& task) {
+    if (SpansItems(task)) return false;
+    const plan::WorkItem& item = call.items[task.item];
+    const aclDataType dtype = call.queryType;
+    return (dtype == ACL_FLOAT16 || dtype == ACL_BF16) && call.key.dtype == dtype &&
+           call.value.dtype == dtype && call.quant == plan::QuantPolicy::Mode::kNone &&
+           call.key.scale == nullptr && call.value.scale == nullptr && !item.zeroOutput &&
+           task.kvEnd > task.kvBegin && Lanes(item, task) >= kMinLanes && Lanes(item, task) <= kLanePad;
+}
+
+class AmxTaskRunner {
+  public:
+    AmxTaskRunner(const KernelCall& call, const Task& task, char* scratch, const AmxLayout& layout,
+                  const AmxOptions& options)
+        : call_(call),
+          task_(task),
+          item_(call.items[task.item]),
+          l_(layout),
+          rows_(task.rowEnd - task.rowBegin),
+          lanes_(item_.headCount * rows_),
+          lanePad_(static_cast<int>(Round(lanes_, 2 * kTileRows))),
+          mTiles_(lanePad_ / kTileRows),
+          splitKeys_(call.key.dtype == ACL_FLOAT16),
+          splitValues_(call.value.dtype == ACL_FLOAT16),
+          options_(options),
+          qHi_(Array<uint16_t>(scratch, l_.qHi)),
+          qLo_(Array<uint16_t>(scratch, l_.qLo)),
+          chunk_(Array<ChunkState>(scratch, l_.chunk)),
+          chunkKeys_(scratch + l_.chunkKeys),
+          chunkValues_(scratch + l_.chunkValues),
+          stageHi_(Array<uint16_t>(scratch, l_.stageHi)),
+          stageLo_(Array<uint16_t>(scratch, l_.stageLo)),
+          weights_(Array<uint16_t>(scratch, l_.weights)),
+          scores_(Array<float>(scratch, l_.scores)),
+          acc_(Array<float>(scratch, l_.acc)),
+          razor_(Array<float>(scratch, l_.razor)) {}
+
+    // False (having written nothing) when a query is not finite: the caller hands the task to AVX-512.
+    bool Run() {
+        if (!LoadQueries()) return false;
+        Init();
+        ClaimChunk();
+        ConfigureTiles();
+        for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += kBlockKeys)
+            Block(j0, static_cast<int32_t>(Min(kBlockKeys, task_.kvEnd - j0)));
+        ReleaseTiles();
+        if (task_.partial < 0) {
+            StoreOutputs();
+        } else {
+            StorePartial();
+        }
+        return true;
+    }
+
+  private:
+    template <class T>
+    static T* Array(char* scratch, int64_t offset) {
+        return reinterpret_cast<T*>(scratch + offset);
+    }
+    int64_t HeadOf(int lane) const { return item_.headBegin + lane / rows_; }
+    int64_t RowOf(int lane) const { return task_.rowBegin + lane % rows_; }
+
+    // Queries unscaled: exact in bf16 (hi + lo for fp16); the row scale multiplies the fp32 dot. Lanes past
+    // the task's are zero.
+    bool LoadQueries() {
+        float* row = scores_;  // fp32 staging of one query row
+        __mmask16 bad = 0;
+        for (int lane = 0; lane < lanePad_; ++lane) {
+            if (lane + kPrefetchRows < lanes_) PrefetchQuery(lane + kPrefetchRows);
+            if (lane < lanes_) {
+                LoadQuery(lane, row);
+            } else {
+                Fill(row, l_.d32, 0.0f);
+            }
+            V squares = _mm512_setzero_ps();
+            for (int64_t c = 0; c < l_.d32; c += 16) {
+                const V x = _mm512_loadu_ps(row + c);
+                bad |= NonFinite(x);
+                squares = _mm512_fmadd_ps(x, x, squares);
+                Split(x, qHi_ + lane * l_.d32 + c, splitKeys_ ? qLo_ + lane * l_.d32 + c : nullptr);
+            }
+            const float norm = __builtin_sqrtf(_mm512_reduce_add_ps(squares));
+            queryNorm_ = norm > queryNorm_ ? norm : queryNorm_;
+        }
+        return bad == 0;
+    }
+
+    void PrefetchQuery(int lane) const {
+        const int64_t base =
+            item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
+        const char* q = static_cast<const char*>(call_.query) + base * 2;
+        for (int64_t at = 0; at < int64_t{call_.headDim} * 2; at += 64)
+            __builtin_prefetch(q + at);
+    }
+
+    // One lane's query as fp32 [d32], zero past headDim: converted here when the queries are used as stored,
+    // else through QueryElement (which applies and rounds qScale).
+    void LoadQuery(int lane, float* row) const {
+        const int64_t base =
+            item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
+        if (!options_.queriesAsStored) {
+            for (int64_t c = 0; c < l_.d32; ++c)
+                row[c] = c < call_.headDim ? QueryElement(call_, base + c) : 0.0f;
+            return;
+        }
+        const auto* q = static_cast<const uint16_t*>(call_.query) + base;
+        for (int64_t c = 0; c < l_.d32; c += 16) {
+            const int64_t valid = Max(0, Min(call_.headDim - c, 16));
+            const __m256i raw = _mm256_maskz_loadu_epi16(static_cast<__mmask16>((1u << valid) - 1u), q + c);
+            _mm512_storeu_ps(row + c,
+                             call_.queryType == ACL_FLOAT16 ? _mm512_cvtph_ps(raw) : Bf16ToFloat(raw));
+        }
+    }
+
+    // logit = (dot * dotMul + razor * razorMul) * postMul, the row scale s in dotMul and razorMul when
+    // |s| <= 1, else in postMul (as the AVX-512 kernel).
+    void Init() {
+        for (int lane = 0; lane < lanes_; ++lane) {
+            const auto scale = static_cast<float>(RowScale(call_, item_, RowOf(lane)));
+            const bool small = scale <= 1.0f && scale >= -1.0f;
+            dotMul_[lane] = small ? scale : 1.0f;
+            razorMul_[lane] = small ? scale : 1.0f;
+            postMul_[lane] = small ? 1.0f : scale;
+            max_[lane] = kNegInf;
+            sum_[lane] = 0.0f;
+            const float magnitude = scale < 0.0f ? -scale : scale;
+            scaleMax_ = magnitude > scaleMax_ ? magnitude : scaleMax_;
+        }
+        diagonalNorm_ = FiniteCausalTerms() ? DiagonalKeyNorm() : -1.0f;
+        Fill(acc_, lanePad_ * l_.v32, 0.0f);
+        Fill(weights_, lanePad_ * kBlockKeys, uint16_t{0});
+    }
+
+    void Block(int32_t j0, int32_t n) {
+        const bool masked = call_.mask != plan::MaskKind::kNone;
+        if (masked && ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, j0, j0 + n) ==
+                          plan::TileClass::kHidden) {
+            return;  // every term -inf: the keys take no part
+        }
+        if (WeighsNothing(j0, n)) return;
+        const int rows = static_cast<int>(Round(n, kSubBlock));
+        plan::TileClass classes[kBlockKeys / kSubBlock] = {};
+        for (int b = 0; b * kSubBlock < n; ++b) {
+            const int32_t from = j0 + b * kSubBlock, to = static_cast<int32_t>(Min(j0 + n, from + kSubBlock));
+            classes[b] = masked ? ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, from, to)
+                                : plan::TileClass::kVisible;
+        }
+        if (call_.razorOffset != nullptr) LoadRazor(j0, n);
+        const int block = (j0 - task_.kvBegin) / kBlockKeys;
+        if (!chunk_->packed[block]) Pack(block, j0, n, rows);
+        Scores(block, j0, n, rows);
+        for (int lane = 0; lane < lanes_; ++lane)
+            Softmax(lane, j0, n, rows, classes);
+        Accumulate(block, j0, n, rows);
+    }
+
+    // A causal or sliding-window mask whose hidden keys take a finite value (ATB's -10000 in fp16 compressed
+    // tiles, -3e38 for bf16 flags), without razor offsets or clamp.
+    bool FiniteCausalTerms() const {
+        return options_.causal && options_.maskedValue != kNegInf && call_.razorOffset == nullptr &&
+               !call_.clamp;
+    }
+
+    // The largest norm of the keys at the task's rows' own positions (each row's last visible key), or -1.
+    float DiagonalKeyNorm() const {
+        const int64_t first = item_.prefix + task_.rowBegin, last = item_.prefix + task_.rowEnd - 1;
+        if (first < item_.kvBegin || last >= item_.kvEnd) return -1.0f;
+        float norm = 0.0f;
+        const auto* base = static_cast<const char*>(call_.key.data);
+        for (int64_t j = first; j <= last; ++j) {
+            const char* row = base + RowOffset(call_.key, item_, j) * 2;
+            float squares = 0.0f;
+            for (int c = 0; c < call_.headDim; ++c) {
+                const int64_t at = call_.key.channelTile == 0
+                                       ? c
+                                       : (c / call_.key.channelTile) * call_.key.channelTileStride +
+                                             c % call_.key.channelTile;
+                uint16_t bits;
+                __builtin_memcpy(&bits, row + at * 2, 2);
+                const float x = call_.key.dtype == ACL_FLOAT16
+                                    ? _cvtsh_ss(bits)
+                                    : __builtin_bit_cast(float, static_cast<uint32_t>(bits) << 16);
+                squares += x * x;
+            }
+            const float rowNorm = __builtin_sqrtf(squares);
+            if (rowNorm != rowNorm || rowNorm > 3e38f) return -1.0f;
+            norm = rowNorm > norm ? rowNorm : norm;
+        }
+        return norm;
+    }
+
+    // True when keys [j0, j0 + n) are hidden from every row of the task by a finite term that provably leaves
+    // them weight exactly 0: each row sees its own position's key, whose logit is at least
+    // -s |q| |k_own|, while these keys' logits are at most s |q| |k| + term (Cauchy-Schwarz, s the largest
+    // |row scale|, 2^-10 of slack for the fp32 dots); when the difference is below -104, e^difference is 0 in
+    // fp32 whatever the order of the online softmax, and the keys (finite, with finite values) would only
+    // have added zeros. The result is then the same as when they are computed.
+    bool WeighsNothing(int32_t j0, int32_t n) {
+        if (diagonalNorm_ < 0.0f) return false;
+        const int64_t firstPos = item_.prefix + task_.rowBegin, lastPos = item_.prefix + task_.rowEnd - 1;
+        const bool above = j0 > lastPos;
+        const bool behind = options_.window > 0 && j0 + n - 1 <= firstPos - options_.window;
+        if (!above && !behind) return false;
+        const int block = (j0 - task_.kvBegin) / kBlockKeys;
+        if (!chunk_->packed[block]) Pack(block, j0, n, static_cast<int>(Round(n, kSubBlock)));
+        if (chunk_->keysNonFinite[block] || chunk_->valuesNonFinite[block]) return false;
+        const float reach =
+            scaleMax_ * queryNorm_ * (chunk_->keyNorm[block] + diagonalNorm_) * (1.0f + 0x1p-10f);
+        return reach < 3e38f && reach + options_.maskedValue < -104.0f;
+    }
+
+    // Keeps the thread's packed blocks when they are this task's chunk, else starts the chunk afresh.
+    void ClaimChunk() {
+        ChunkState& c = *chunk_;
+        if (c.valid && c.item == task_.item && c.kvBegin == task_.kvBegin && c.kvEnd == task_.kvEnd) return;
+        c.valid = true;
+        c.item = task_.item;
+        c.kvBegin = task_.kvBegin;
+        c.kvEnd = task_.kvEnd;
+        for (int b = 0; b < kChunkBlocks; ++b)
+            c.packed[b] = false;
+    }
+
+    uint16_t* KeyPart(int block, int part) const {
+        return reinterpret_cast<uint16_t*>(chunkKeys_ + (2 * block + part) * l_.keyPart);
+    }
+    uint16_t* ValuePart(int block, int part) const {
+        return reinterpret_cast<uint16_t*>(chunkValues_ + (2 * block + part) * l_.valuePart);
+    }
+
+    // Converts block `block` (keys [j0, j0 + n)) of K and V to the B layouts, hi and lo parts.
+    void Pack(int block, int32_t j0, int32_t n, int rows) {
+        chunk_->keysNonFinite[block] = StageKeys(j0, n, rows, &chunk_->keyNorm[block]);
+        PackKeys(stageHi_, rows, l_.d32, KeyPart(block, 0));
+        if (splitKeys_) PackKeys(stageLo_, rows, l_.d32, KeyPart(block, 1));
+        chunk_->valuesNonFinite[block] = StageValues(j0, n, rows);
+        PackValues(stageHi_, rows, l_.v32, ValuePart(block, 0));
+        if (splitValues_) PackValues(stageLo_, rows, l_.v32, ValuePart(block, 1));
+        chunk_->packed[block] = true;
+    }
+
+    bool StageKeys(int32_t j0, int32_t n, int rows, float* largestNorm = nullptr) {
+        return StageRows(call_.key, item_, j0, n, task_.kvEnd, rows, l_.d32, stageHi_,
+                         splitKeys_ ? stageLo_ : nullptr, largestNorm);
+    }
+    bool StageValues(int32_t j0, int32_t n, int rows) {
+        return StageRows(call_.value, item_, j0, n, task_.kvEnd, rows, l_.v32, stageHi_,
+                         splitValues_ ? stageLo_ : nullptr);
+    }
+
+    void LoadRazor(int32_t j0, int32_t n) {
+        const KvView& key = call_.key;
+        for (int32_t t = 0; t < n; ++t) {
+            const int64_t j = j0 + t;
+            const int64_t block = key.blockTable[item_.kvSequence * key.tableStride + j / key.blockSize];
+            razor_[t] = call_.razorOffset[block * call_.razorBlockStride + j % key.blockSize];
+        }
+    }
+
+    // scores [lanes, rows] = Q K^T (unscaled dots).
+    void Scores(int block, int32_t j0, int32_t n, int rows) {
+        if (chunk_->keysNonFinite[block]) {
+            StageKeys(j0, n, rows);
+            return ExactScores(rows);
+        }
+        const uint16_t *kHi = KeyPart(block, 0), *kLo = KeyPart(block, 1);
+        const Product split[] = {{qHi_, kHi}, {qHi_, kLo}, {qLo_, kHi}};
+        TileGemm(split, splitKeys_ ? 3 : 1, l_.d32 * 2, kBlockKeys * 4, static_cast<int>(l_.d32 / kPairSteps),
+                 mTiles_, rows / kTileRows, scores_, kBlockKeys * 4, false);
+    }
+
+    // The same dots in fp32 from the exact parts, for a block with a non-finite key.
+    void ExactScores(int rows) {
+        for (int lane = 0; lane < lanes_; ++lane) {
+            for (int t = 0; t < rows; ++t) {
+                V dot = _mm512_setzero_ps();
+                for (int64_t c = 0; c < l_.d32; c += 16) {
+                    const V q = Part(qHi_, qLo_, splitKeys_, lane * l_.d32 + c);
+                    const V k = Part(stageHi_, stageLo_, splitKeys_, t * l_.d32 + c);
+                    dot = _mm512_fmadd_ps(q, k, dot);
+                }
+                scores_[lane * kBlockKeys + t] = _mm512_reduce_add_ps(dot);
+            }
+        }
+    }
+
+    static V Part(const uint16_t* hi, const uint16_t* lo, bool split, int64_t at) {
+        const V h = Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hi + at)));
+        if (!split) return h;
+        return _mm512_add_ps(h, Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo + at))));
+    }
+
+    // One lane's logits, mask terms and online-softmax step, its 128 logits held in registers; its weights
+    // (times value.shrink, rounded to bf16) go to weights_ and the rounded weights' sum to sum_, so that acc
+    // / sum weighs the values by exactly the weights used.
+    void Softmax(int lane, int32_t j0, int32_t n, int rows, const plan::TileClass* classes) {
+        const int vectors = rows / 16;
+        V x[kVectors];
+        Logits(lane, vectors, x);
+        MaskLogits(lane, j0, n, vectors, classes, x);
+        V top = _mm512_set1_ps(kNegInf);
+        __mmask16 nan = 0;
+#pragma GCC unroll 8
+        for (int i = 0; i < kVectors; ++i) {
+            if (i >= vectors) break;
+            nan |= _mm512_cmp_ps_mask(x[i], x[i], _CMP_UNORD_Q);
+            top = _mm512_max_ps(top, x[i]);
+        }
+        const float tileMax = nan != 0 ? __builtin_nanf("") : _mm512_reduce_max_ps(top);
+        const SoftmaxStep<float> step = StepSoftmax(max_[lane], tileMax);
+        uint16_t* weights = weights_ + lane * kBlockKeys;
+        if (!step.visible) {
+            Fill(weights, rows, uint16_t{0});
+            return;
+        }
+        // value.shrink is a power of two: its exponent joins the exponent of e^x.
+        const V shift = _mm512_set1_ps(step.newMax);
+        const V shrink = _mm512_set1_ps(static_cast<float>(__builtin_ilogbf(call_.value.shrink)));
+        V total = _mm512_setzero_ps();
+#pragma GCC unroll 8
+        for (int i = 0; i < kVectors; ++i) {
+            if (i >= vectors) break;
+            const V w = WeightExp(_mm512_sub_ps(x[i], shift), shrink);
+            total = _mm512_add_ps(total, StoreWeights(w, weights + 16 * i));
+        }
+        float* acc = acc_ + lane * l_.v32;
+        if (step.rescale != 1.0f) {
+            const V r = _mm512_set1_ps(step.rescale);
+            for (int64_t c = 0; c < l_.v32; c += 16)
+                _mm512_storeu_ps(acc + c, _mm512_mul_ps(_mm512_loadu_ps(acc + c), r));
+        }
+        sum_[lane] = sum_[lane] * step.rescale + _mm512_reduce_add_ps(total) / call_.value.shrink;
+        max_[lane] = step.newMax;
+    }
+
+    // logit = (dot * dotMul + razor * razorMul) * postMul, clamped.
+    void Logits(int lane, int vectors, V* x) const {
+        const float* s = scores_ + lane * kBlockKeys;
+        const V dotMul = _mm512_set1_ps(dotMul_[lane]), razorMul = _mm512_set1_ps(razorMul_[lane]);
+        const V postMul = _mm512_set1_ps(postMul_[lane]),
+                scale = _mm512_set1_ps(dotMul_[lane] * postMul_[lane]);
+#pragma GCC unroll 8
+        for (int i = 0; i < kVectors; ++i) {
+            if (i >= vectors) break;
+            V y = _mm512_loadu_ps(s + 16 * i);
+            if (call_.razorOffset != nullptr) {
+                y = _mm512_fmadd_ps(y, dotMul, _mm512_mul_ps(_mm512_loadu_ps(razor_ + 16 * i), razorMul));
+                y = _mm512_mul_ps(y, postMul);
+            } else {
+                y = _mm512_mul_ps(y, scale);  // one of dotMul and postMul is 1: the same product
+            }
+            // Operand order keeps a NaN logit NaN (the instructions return the second operand on NaN).
+            if (call_.clamp) {
+                y = _mm512_min_ps(_mm512_set1_ps(call_.clampMax),
+                                  _mm512_max_ps(_mm512_set1_ps(call_.clampMin), y));
+            }
+            x[i] = y;
+        }
+    }
+
+    // The mask terms of keys [j0, j0 + n): hidden sub-blocks and keys past n -inf, partial sub-blocks their
+    // terms (causal ones by vector compares, others through AddMaskTerms).
+    void MaskLogits(int lane, int32_t j0, int32_t n, int vectors, const plan::TileClass* classes, V* x) {
+        const int32_t position = item_.prefix + static_cast<int32_t>(RowOf(lane));
+        const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        const __m512i p = _mm512_set1_epi32(position);
+        const __m512i behind = _mm512_set1_epi32(position - static_cast<int32_t>(options_.window));
+        const V term = _mm512_set1_ps(options_.maskedValue), hiddenTerm = _mm512_set1_ps(kNegInf);
+        const bool hideAll = options_.maskedValue == kNegInf;
+#pragma GCC unroll 8
+        for (int i = 0; i < kVectors; ++i) {
+            if (i >= vectors) break;
+            const int32_t from = 16 * i;
+            const plan::TileClass tile = classes[from / kSubBlock];
+            const auto valid = static_cast<__mmask16>(
+                n - from >= 16 ? 0xFFFFu : (n - from <= 0 ? 0u : (1u << (n - from)) - 1u));
+            if (tile == plan::TileClass::kHidden || valid == 0) {
+                x[i] = hiddenTerm;
+                continue;
+            }
+            if (tile == plan::TileClass::kPartial) {
+                if (options_.causal) {
+                    // CausalMask::Hidden: j > p, or j <= p - window; a -inf term hides whatever the score.
+                    const __m512i j = _mm512_add_epi32(_mm512_set1_epi32(j0 + from), iota);
+                    __mmask16 hidden = _mm512_cmpgt_epi32_mask(j, p);
+                    if (options_.window > 0) hidden |= _mm512_cmple_epi32_mask(j, behind);
+                    x[i] = _mm512_mask_mov_ps(x[i], hidden, hideAll ? term : _mm512_add_ps(x[i], term));
+                } else {
+                    float* s = scores_ + lane * kBlockKeys + from;
+                    _mm512_storeu_ps(s, x[i]);
+                    AddMaskTerms(call_, item_, HeadOf(lane), RowOf(lane), j0 + from,
+                                 static_cast<int32_t>(Min(n - from, 16)), s);
+                    x[i] = _mm512_loadu_ps(s);
+                }
+            }
+            x[i] = _mm512_mask_mov_ps(hiddenTerm, valid, x[i]);
+        }
+    }
+
+    // acc += P V.
+    void Accumulate(int block, int32_t j0, int32_t n, int rows) {
+        if (chunk_->valuesNonFinite[block]) {
+            StageValues(j0, n, rows);
+            return ExactAccumulate(n);
+        }
+        const uint16_t *vHi = ValuePart(block, 0), *vLo = ValuePart(block, 1);
+        const Product bf16[] = {{weights_, vHi}};
+        const Product split[] = {{weights_, vHi}, {weights_, vLo}};
+        TileGemm(splitValues_ ? split : bf16, splitValues_ ? 2 : 1, kBlockKeys * 2, l_.v32 * 4,
+                 rows / kPairSteps, mTiles_, static_cast<int>(l_.v32 / kTileRows), acc_, l_.v32 * 4, true);
+    }
+
+    // The same sums in fp32 for a block with a non-finite value; keys of weight 0 take no part.
+    void ExactAccumulate(int32_t n) {
+        for (int lane = 0; lane < lanes_; ++lane) {
+            float* acc = acc_ + lane * l_.v32;
+            for (int32_t t = 0; t < n; ++t) {
+                const float w = Weight(lane, t);
+                if (w == 0.0f) continue;
+                for (int64_t c = 0; c < l_.v32; c += 16) {
+                    const V v = Part(stageHi_, stageLo_, splitValues_, t * l_.v32 + c);
+                    _mm512_storeu_ps(acc + c,
+                                     _mm512_fmadd_ps(_mm512_set1_ps(w), v, _mm512_loadu_ps(acc + c)));
+                }
+            }
+        }
+    }
+
+    float Weight(int lane, int32_t t) const {
+        const auto widen = [](uint16_t bits) {
+            return __builtin_bit_cast(float, static_cast<uint32_t>(bits) << 16);
+        };
+        return widen(weights_[lane * kBlockKeys + t]);
+    }
+
+    void StoreOutputs() {
+        for (int lane = 0; lane < lanes_; ++lane) {
+            const int64_t base =
+                item_.outOffset + RowOf(lane) * call_.outputRowStride + HeadOf(lane) * call_.outputHeadStride;
+            StoreRow(call_, base, acc_ + lane * l_.v32, sum_[lane]);
+        }
+    }
+
+    // The AVX-512 kernel's partial state: m[call.lanes], l[call.lanes], acc[call.lanes, dimVPad].
+    void StorePartial() {
+        float* partial = call_.partials + task_.partial * call_.partialFloats;
+        for (int lane = 0; lane < lanes_; ++lane) {
+            partial[lane] = max_[lane];
+            partial[call_.lanes + lane] = sum_[lane];
+            float* to = partial + 2 * call_.lanes + int64_t{lane} * call_.dimVPad;
+            for (int c = 0; c < call_.dimVPad; ++c)
+                to[c] = acc_[lane * l_.v32 + c];
+        }
+    }
+
+    const KernelCall& call_;
+    const Task& task_;
+    const plan::WorkItem& item_;
+    const AmxLayout& l_;
+    const int32_t rows_;
+    const int lanes_;
+    const int lanePad_;  // lanes_ rounded up to two tiles of rows; rows past lanes_ are zero
+    const int mTiles_;
+    const bool splitKeys_, splitValues_;
+    const AmxOptions& options_;
+    uint16_t *qHi_, *qLo_;
+    ChunkState* chunk_;
+    char *chunkKeys_, *chunkValues_;
+    uint16_t *stageHi_, *stageLo_, *weights_;
+    float *scores_, *acc_, *razor_;
+    float queryNorm_ = 0.0f, scaleMax_ = 0.0f;
+    float diagonalNorm_ = -1.0f;  // DiagonalKeyNorm(), or -1: no block is skipped by WeighsNothing
+    float dotMul_[kLanePad] = {}, razorMul_[kLanePad] = {}, postMul_[kLanePad] = {}, max_[kLanePad] = {},
+          sum_[kLanePad] = {};
+};
+
+// The order the runner takes the schedule in. kernel_call.cpp lays each work item's tasks out row block by
+// row block, each row block's key chunks in order; running them so, consecutive tasks on a thread would
+// alternate between chunks and pack every block again. A unit is instead up to kRowBlocksPerUnit row blocks
+// of one chunk: the thread packs the chunk's K/V blocks once and runs them all. A range is one work item's
+// tasks (first, then rowBlocks x chunks); tasks that do not follow that pattern form a range of chunks 1
+// whose units are single tasks. The results do not depend on the order.
+constexpr int kRowBlocksPerUnit = 8;
+
+struct TaskRange {
+    int64_t first;
+    int32_t chunks, rowBlocks, rowBlocksPerUnit;
+    int64_t units, firstUnit;
+};
+
+bool RowBlockMajor(const KernelCall& call, int64_t first, int32_t chunks, int32_t rowBlocks) {
+    for (int32_t r = 0; r < rowBlocks; ++r) {
+        for (int32_t c = 0; c < chunks; ++c) {
+            const Task& t = call.tasks[first + int64_t{r} * chunks + c];
+            if (t.rowBegin != call.tasks[first + int64_t{r} * chunks].rowBegin ||
+                t.kvBegin != call.tasks[first + c].kvBegin || SpansItems(t)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// The ranges of the schedule, or -1 when there are more than `capacity`.
+int64_t BuildRanges(const KernelCall& call, TaskRange* ranges, int64_t capacity) {
+    int64_t count = 0, units = 0;
+    for (int64_t first = 0; first < call.taskCount;) {
+        int64_t end = first + 1;
+        while (end < call.taskCount && call.tasks[end].item == call.tasks[first].item)
+            ++end;
+        int32_t chunks = 1;
+        while (first + chunks < end && call.tasks[first + chunks].rowBegin == call.tasks[first].rowBegin)
+            ++chunks;
+        TaskRange range{first, chunks, static_cast<int32_t>((end - first) / chunks), kRowBlocksPerUnit,
+                        0,     units};
+        if ((end - first) % chunks != 0 || !RowBlockMajor(call, first, chunks, range.rowBlocks)) {
+            range.chunks = 1;
+            range.rowBlocks = static_cast<int32_t>(end - first);
+            range.rowBlocksPerUnit = 1;
+        }
+        range.units =
+            range.chunks * ((range.rowBlocks + range.rowBlocksPerUnit - 1) / range.rowBlocksPerUnit);
+        if (count == capacity) return -1;
+        ranges[count++] = range;
+        units += range.units;
+        first = end;
+    }
+    return count;
+}
+
+// Runs unit `unit`: its row blocks of one chunk, in order.
+template <class RunTask>
+void RunUnit(const TaskRange* ranges, int64_t count, int64_t unit, int thread, RunTask& runTask) {
+    int64_t lo = 0, hi = count - 1;  // the last range whose firstUnit <= unit
+    while (lo < hi) {
+        const int64_t mid = (lo + hi + 1) / 2;
+        if (ranges[mid].firstUnit <= unit) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    const TaskRange& range = ranges[lo];
+    const int64_t local = unit - range.firstUnit;
+    const int64_t chunk = local % range.chunks, group = local / range.chunks;
+    const int64_t begin = group * range.rowBlocksPerUnit;
+    const int64_t end = Min(range.rowBlocks, begin + range.rowBlocksPerUnit);
+    for (int64_t r = begin; r < end; ++r)
+        runTask(range.first + r * range.chunks + chunk, thread);
+}
+
+}  // namespace
+
+int64_t ThreadScratchBytes(int headDim, int headDimV) {
+    return LayoutFor(headDim, headDimV).total;
+}
+
+int64_t OrderScratchBytes(int64_t items) {
+    return Round(items * static_cast<int64_t>(sizeof(TaskRange)), 64);
+}
+
+void RunAttention(const KernelCall& call, char* threadScratch, char* orderScratch, int64_t items,
+                  const AmxOptions& options) {
+    const AmxLayout layout = LayoutFor(call.headDim, call.headDimV);
+    for (int thread = 0; thread < call.threads; ++thread)
+        reinterpret_cast<ChunkState*>(threadScratch + thread * layout.total + layout.chunk)->valid = false;
+    auto runTask = [&](int64_t index, int thread) {
+        const Task& t = call.tasks[index];
+        if (Takes(call, t) &&
+            AmxTaskRunner(call, t, threadScratch + thread * layout.total, layout, options).Run())
+            return;
+        avx512::RunTask(call, index, call.scratch + thread * call.layout.total);
+    };
+    auto* ranges = reinterpret_cast<TaskRange*>(orderScratch);
+    const int64_t rangeCount = BuildRanges(call, ranges, items);
+    if (rangeCount < 0) {
+        core::ParallelFor(call.taskCount, call.threads, runTask);
+    } else {
+        const int64_t units =
+            rangeCount == 0 ? 0 : ranges[rangeCount - 1].firstUnit + ranges[rangeCount - 1].units;
+        auto runUnit = [&](int64_t unit, int thread) { RunUnit(ranges, rangeCount, unit, thread, runTask); };
+        core::ParallelFor(units, call.threads, runUnit);
+    }
+    auto merge = [&call](int64_t step, int) { avx512::MergeRowBlock(call, step); };
+    core::ParallelFor(call.mergeCount, call.threads, merge);
+}
+
+}  // namespace atbx::kernels::cpu::amx

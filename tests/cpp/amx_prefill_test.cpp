@@ -1,0 +1,247 @@
+// The cpu:amx path on prefills (SelfAttention PA_ENCODER and PREFIX_ENCODER), whose row blocks run on AMX
+// tiles: against the float64 reference on fresh random data with lengths 1 to 1000 in one batch, GQA 1, 4 and
+// 7, head sizes 64, 72, 128 and 192/128, causal (compressed and tensor), sliding-window, prefix, ALiBi and
+// unmasked calls in fp16 and bf16, outputs poisoned first (support/run_call.h); bitwise identical results on
+// 1, 2 and 3 threads; and the numeric semantics of docs/decisions.md on a prefill. Skipped, with the missing
+// feature named, where the CPU lacks AMX.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "plan/element.h"
+#include "support/run_call.h"
+#include "support/sa_calls.h"
+#include "verify/precision.h"
+
+namespace atbx::test {
+namespace {
+
+using Param = infer::SelfAttentionParam;
+constexpr const char* kAmx = "cpu:amx";
+
+struct PrefillCase {
+    std::string name;
+    Param param;
+    SaShape shape;
+};
+
+Param Encoder(int32_t heads, int32_t kvHeads, Param::MaskType mask) {
+    Param p = PaEncoderParam();
+    p.headNum = heads;
+    p.kvHeadNum = kvHeads;
+    p.maskType = mask;
+    return p;
+}
+
+SaShape Shape(int32_t headSize, std::vector<int32_t> seqLen, aclDataType dtype) {
+    SaShape s;
+    s.headSize = headSize;
+    s.seqLen = std::move(seqLen);
+    s.dtype = dtype;
+    return s;
+}
+
+std::vector<PrefillCase> Cases() {
+    std::vector<PrefillCase> cases;
+    cases.push_back({"gqa1_d64_tensor_causal_lengths_1_17_129_1000_fp16",
+                     Encoder(2, 2, Param::MASK_TYPE_NORM), Shape(64, {1, 17, 129, 1000}, ACL_FLOAT16)});
+    {
+        Param p = Encoder(8, 2, Param::MASK_TYPE_NORM_COMPRESS);
+        p.isTriuMask = 1;
+        cases.push_back({"gqa4_d128_compressed_causal_bf16", p, Shape(128, {129, 1000, 17}, ACL_BF16)});
+    }
+    cases.push_back({"gqa7_d72_unmasked_fp16", Encoder(14, 2, Param::MASK_TYPE_UNDEFINED),
+                     Shape(72, {300, 5}, ACL_FLOAT16)});
+    cases.push_back({"gqa7_d72_unmasked_bf16", Encoder(7, 1, Param::MASK_TYPE_UNDEFINED),
+                     Shape(72, {300, 33}, ACL_BF16)});
+    for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        Param p = Encoder(8, 2, Param::MASK_TYPE_NORM);
+        p.mlaVHeadSize = 128;
+        p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
+        cases.push_back(
+            {dtype == ACL_BF16 ? "mla_192_128_tensor_causal_bf16" : "mla_192_128_tensor_causal_fp16", p,
+             Shape(192, {200, 17}, dtype)});
+    }
+    {
+        Param p = Encoder(8, 2, Param::MASK_TYPE_SLIDING_WINDOW_COMPRESS);
+        p.windowSize = 100;
+        cases.push_back({"gqa4_d128_sliding_window_fp16", p, Shape(128, {700, 129}, ACL_FLOAT16)});
+    }
+    {
+        Param p = Encoder(4, 4, Param::MASK_TYPE_ALIBI);
+        SaShape s = Shape(64, {150, 40}, ACL_FLOAT16);
+        s.mask = SaMaskForm::kPerHead;
+        cases.push_back({"gqa1_d64_alibi_fp16", p, s});
+    }
+    for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        Param p = PrefixParam(Param::MASK_TYPE_CAUSAL_MASK);
+        p.headNum = 8;
+        p.kvHeadNum = 2;
+        SaShape s = Shape(128, {130, 7}, dtype);
+        s.kvSeqLen = {258, 135};
+        cases.push_back({dtype == ACL_BF16 ? "prefix_causal_bf16" : "prefix_causal_fp16", p, s});
+    }
+    {
+        // MLA's latent head: 128 query heads on one 576-channel kv head, values its first 512 channels; row
+        // blocks of one row of 128 lanes.
+        Param p = Encoder(128, 1, Param::MASK_TYPE_NORM);
+        p.mlaVHeadSize = 512;
+        p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
+        cases.push_back({"mla_576_512_128_heads_bf16", p, Shape(576, {70, 3}, ACL_BF16)});
+    }
+    // 80 heads on one kv head: row blocks of one row of 80 lanes (as MLA's 128 heads on one latent head).
+    cases.push_back({"gqa80_rows_of_80_lanes_bf16", Encoder(80, 1, Param::MASK_TYPE_UNDEFINED),
+                     Shape(64, {40}, ACL_BF16)});
+    for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        Param p = Encoder(2, 1, Param::MASK_TYPE_UNDEFINED);
+        p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
+        SaShape s = Shape(128, {300}, dtype);
+        s.kvSeqLen = {4096};
+        s.seqLen2d = true;
+        cases.push_back({dtype == ACL_BF16 ? "long4k_bf16" : "long4k_fp16", p, s});
+        SaShape s64 = Shape(64, {100, 30}, dtype);
+        s64.kvSeqLen = {4096, 30};
+        s64.seqLen2d = true;
+        cases.push_back({dtype == ACL_BF16 ? "long4k_d64_bf16" : "long4k_d64_fp16", p, s64});
+    }
+    return cases;
+}
+
+int64_t MaxOf(const std::vector<int32_t>& v) {
+    return *std::max_element(v.begin(), v.end());
+}
+
+int64_t KeyLength(const PrefillCase& c) {
+    return c.shape.kvSeqLen.empty() ? MaxOf(c.shape.seqLen) : MaxOf(c.shape.kvSeqLen);
+}
+
+class AmxPrefillTest : public testing::TestWithParam<PrefillCase> {
+  protected:
+    void SetUp() override {
+        const std::string missing = MissingCpuFeature(kAmx);
+        if (!missing.empty()) GTEST_SKIP() << kAmx << " does not run here: " << missing;
+    }
+};
+
+TEST_P(AmxPrefillTest, MeetsThePrecisionStandard) {
+    const PrefillCase& c = GetParam();
+    TestCall call = MakeSaCall(c.param, c.shape);
+    const std::vector<double> reference = ReferenceResult(call);
+    const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    EXPECT_EQ(run.kernel, kAmx);
+    const io::HostTensor& out = call.outputs.at(0);
+    const double eps = verify::PrecisionEpsilon(out.desc.dtype, c.shape.headSize, KeyLength(c));
+    const verify::PrecisionReport report =
+        verify::CheckPrecision(out.bytes.data(), out.desc.dtype, reference, eps);
+    EXPECT_TRUE(report.pass && report.checked > 0) << report.Summary();
+    std::cout << c.name << ": worst error " << report.worstRatio << " of the bound\n";
+}
+
+std::string CaseName(const testing::TestParamInfo<PrefillCase>& info) {
+    return info.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Prefill, AmxPrefillTest, testing::ValuesIn(Cases()), CaseName);
+
+class AmxPrefillOnly : public testing::Test {
+  protected:
+    void SetUp() override {
+        const std::string missing = MissingCpuFeature(kAmx);
+        if (!missing.empty()) GTEST_SKIP() << kAmx << " does not run here: " << missing;
+    }
+};
+
+TEST_F(AmxPrefillOnly, OneTwoAndThreeThreadsGiveIdenticalBits) {
+    // 1000 keys: each row block's keys are split into chunks whose partial states are merged.
+    TestCall call = MakeSaCall(Encoder(8, 2, Param::MASK_TYPE_NORM), Shape(128, {1000, 129, 1}, ACL_FLOAT16));
+    std::vector<uint8_t> first;
+    for (int threads : {1, 2, 3}) {
+        const RunResult run = Execute(call, Backend::kCpu, threads, kAmx);
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        if (first.empty()) {
+            first = call.outputs[0].bytes;
+        } else {
+            EXPECT_EQ(call.outputs[0].bytes, first) << threads << " threads";
+        }
+    }
+}
+
+// Sets element `index` of a tensor of fp16 or bf16 to `value`.
+void SetElement(io::HostTensor& tensor, int64_t index, double value) {
+    plan::StoreElement(tensor.bytes.data(), tensor.desc.dtype, index, value);
+}
+
+// Rows of output 0 ([tokens, heads, d]) that are NaN in every element, as (token, head) pairs in order.
+std::vector<std::pair<int64_t, int64_t>> NaNRows(const TestCall& call, int64_t heads, int64_t d) {
+    const io::HostTensor& out = call.outputs[0];
+    const int64_t tokens = static_cast<int64_t>(out.bytes.size()) / 2 / heads / d;  // fp16 or bf16
+    std::vector<std::pair<int64_t, int64_t>> rows;
+    for (int64_t t = 0; t < tokens; ++t) {
+        for (int64_t h = 0; h < heads; ++h) {
+            bool nan = true;
+            for (int64_t c = 0; c < d; ++c)
+                nan = nan && std::isnan(plan::LoadElement(out.bytes.data(), out.desc.dtype,
+                                                          (t * heads + h) * d + c));
+            if (nan) rows.emplace_back(t, h);
+        }
+    }
+    return rows;
+}
+
+// One 300-token causal prefill, 4 heads on 2 kv heads, head size 64; q, k, v [300, heads, 64]. The mask is a
+// tensor, or the compressed causal tile whose hidden keys take a finite value (-10000 in fp16, flags times
+// -3e38 in bf16): such keys are computed (a NaN key among them makes every row NaN) unless they provably
+// weigh nothing.
+TestCall CausalPrefill(aclDataType dtype, bool compressed = false) {
+    Param p = Encoder(4, 2, compressed ? Param::MASK_TYPE_NORM_COMPRESS : Param::MASK_TYPE_NORM);
+    p.isTriuMask = compressed ? 1 : 0;
+    return MakeSaCall(p, Shape(64, {300}, dtype));
+}
+
+// 'n' NaN, 'i' infinite, 'f' finite for every element of output 0.
+std::string ElementClasses(const TestCall& call) {
+    const io::HostTensor& out = call.outputs[0];
+    std::string classes;
+    for (int64_t i = 0; i < static_cast<int64_t>(out.bytes.size()) / 2; ++i) {
+        const double v = plan::LoadElement(out.bytes.data(), out.desc.dtype, i);
+        classes += std::isnan(v) ? 'n' : (std::isinf(v) ? 'i' : 'f');
+    }
+    return classes;
+}
+
+TEST_F(AmxPrefillOnly, NonFiniteKeysAndValuesGiveTheReferencesClassOfResult) {
+    for (const auto& [dtype, compressed] : {std::pair{ACL_FLOAT16, false}, std::pair{ACL_BF16, false},
+                                            std::pair{ACL_FLOAT16, true}, std::pair{ACL_BF16, true}}) {
+        SCOPED_TRACE(compressed ? "compressed causal tile" : "tensor mask");
+        TestCall call = CausalPrefill(dtype, compressed);
+        // Token 150, kv head 1: hidden (weight 0) from rows 0-149, visible from rows 150-199.
+        SetElement(call.In("value"), (150 * 2 + 1) * 64 + 5, INFINITY);
+        // Token 170, kv head 0: a -inf key channel gives -inf scores (hidden), +inf or NaN ones.
+        SetElement(call.In("key"), (170 * 2 + 0) * 64 + 9, -INFINITY);
+        // Token 190, kv head 1: a NaN value.
+        SetElement(call.In("value"), (190 * 2 + 1) * 64 + 60, NAN);
+        // Token 290, kv head 0, hidden from the 128-row blocks before it: a NaN key.
+        SetElement(call.In("key"), (290 * 2 + 0) * 64 + 3, NAN);
+        ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+        const std::string expected = ElementClasses(call);
+        ASSERT_NE(expected.find('n'), std::string::npos);
+        const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(ElementClasses(call), expected);
+    }
+}
+
+TEST_F(AmxPrefillOnly, NaNInAQueryMakesOnlyItsRowNaN) {
+    TestCall call = CausalPrefill(ACL_FLOAT16);
+    SetElement(call.In("query"), (77 * 4 + 3) * 64 + 1, NAN);
+    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+    ASSERT_EQ(NaNRows(call, 4, 64), (std::vector<std::pair<int64_t, int64_t>>{{77, 3}}));
+    const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    EXPECT_EQ(NaNRows(call, 4, 64), (std::vector<std::pair<int64_t, int64_t>>{{77, 3}}));
+}
+
+}  // namespace
+}  // namespace atbx::test
