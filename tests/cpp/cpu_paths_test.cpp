@@ -1,8 +1,8 @@
 // Every CPU attention path of the registry, forced in turn in-process, against the float64 reference on odd
 // sizes (partial last blocks, GQA ratios 1 to 16, batch 1 and 33, contexts 1 to 4097, speculative steps of 1
-// to 16 tokens, head sizes 64 to 256, groups wider than a task), bitwise identical on 1, 2 and 3 threads, and
-// the numeric semantics of docs/decisions.md (NaN, fully hidden rows, overflow) on every backend. A path this
-// CPU lacks is skipped with the missing feature named.
+// to 16 tokens, head sizes 64 to 256, groups wider than a task, dequantised int8 caches), bitwise identical
+// on 1, 2 and 3 threads, and the numeric semantics of docs/decisions.md (NaN, fully hidden rows, overflow) on
+// every backend. A path this CPU lacks is skipped with the missing feature named.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,6 +24,7 @@ struct PathCase {
     int32_t heads, kvHeads, headSize;
     PaShape shape;
     Param::CalcType calcType = Param::CALC_TYPE_UNDEFINED;
+    bool dequantWithOffsets = false;  // int8 caches, DEQUANT_FUSION with offsets
 };
 
 PaShape Shape(int32_t headSize, int32_t blockSize, std::vector<int32_t> lens, aclDataType dtype,
@@ -54,6 +55,9 @@ std::vector<PathCase> Cases() {
         {"gqa4_batch1_long", 8, 2, 128, Shape(128, 128, {4097}, ACL_BF16)},
         // More query heads per kv head than a task's lanes (as MLA's 128), over several key chunks.
         {"gqa96_head64_wide_group", 96, 1, 64, Shape(64, 16, {600, 3}, ACL_FLOAT16)},
+        // Dequantised int8 caches over several key chunks (partial states merged).
+        {"dequant_offsets_long", 8, 2, 128, Shape(128, 16, {1100, 5}, ACL_BF16), Param::CALC_TYPE_UNDEFINED,
+         true},
         {"spec_1_to_16", 8, 2, 128, Shape(128, 16, {30, 20, 40, 16}, ACL_FLOAT16, {1, 16, 5, 16}),
          Param::CALC_TYPE_SPEC},
     };
@@ -66,6 +70,10 @@ TestCall MakeCall(const PathCase& c) {
     param.qkScale = static_cast<float>(1.0 / std::sqrt(c.headSize));
     param.calcType = c.calcType;
     if (c.calcType == Param::CALC_TYPE_SPEC) param.maskType = Param::MASK_TYPE_SPEC;
+    if (c.dequantWithOffsets) {
+        param.quantType = Param::TYPE_DEQUANT_FUSION;
+        param.hasQuantOffset = true;
+    }
     return MakePaCall(param, c.shape);
 }
 
