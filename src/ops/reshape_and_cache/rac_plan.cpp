@@ -64,6 +64,7 @@ CacheWriteStream EmptyStream(const RacSubject& s, Input cache, Input stored, con
 // Token t (all heads) to cache row slotMapping[t]; negative slots skipped.
 void AddTokenRows(const RacSubject& s, const CacheLayout& layout, CacheWriteStream* stream) {
     const std::span<const int32_t> slots = s.Values(Input::kSlotMapping);
+    stream->rows.reserve(slots.size());  // one allocation per Execute: the plan is rebuilt from the slots
     for (size_t t = 0; t < slots.size(); ++t) {
         if (slots[t] < 0) continue;
         RowWrite row;
