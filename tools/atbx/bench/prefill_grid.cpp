@@ -47,12 +47,26 @@ PrefillShape Window(PrefillShape s, int32_t window, int32_t tokens, aclDataType 
     return s;
 }
 
-RacShape Rac(const char* family, int32_t tokens, aclDataType dtype) {
+RacShape Rac(const char* family, int32_t tokens, aclDataType dtype, RacMode mode = RacMode::kNd) {
     RacShape s;
     s.family = family;
     s.tokens = tokens;
     s.dtype = dtype;
+    s.mode = mode;
     return s;
+}
+
+// The other cache layouts at a prefill's size: FRACTAL_NZ, the key cache only, and the head-compressed
+// caches of one sequence (KVHEAD_ROPE: fp16 and bf16 only).
+void AddRacModeRows(std::vector<RowSpec>& rows, std::initializer_list<int32_t> tokenCounts) {
+    for (int32_t tokens : tokenCounts) {
+        for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_INT8}) {
+            for (RacMode mode : {RacMode::kNz, RacMode::kKeyOnly, RacMode::kKvHead})
+                rows.push_back(RacRow(Rac("kv8-d128", tokens, dtype, mode)));
+            if (dtype != ACL_INT8)
+                rows.push_back(RacRow(Rac("kv8-d128", tokens, dtype, RacMode::kKvHeadRope)));
+        }
+    }
 }
 
 std::vector<RowSpec> FullRows() {
@@ -68,9 +82,10 @@ std::vector<RowSpec> FullRows() {
         rows.push_back(PrefillRow(Window(kGqa32, 4096, 16384, dtype)));
     }
     for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_INT8}) {
-        for (int32_t tokens : {32, 512, 2048, 8192})
+        for (int32_t tokens : {32, 512, 2048, 8192, 16384})
             rows.push_back(RacRow(Rac("kv8-d128", tokens, dtype)));
     }
+    AddRacModeRows(rows, {2048, 16384});
     return rows;
 }
 
@@ -89,7 +104,14 @@ std::vector<RowSpec> QuickRows() {
     rows.push_back(PrefillRow(Window(kGqa32, 256, 1024, ACL_BF16)));
     for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_INT8})
         rows.push_back(RacRow(Rac("kv8-d128", 2048, dtype)));
+    for (RacMode mode : {RacMode::kNz, RacMode::kKeyOnly, RacMode::kKvHead, RacMode::kKvHeadRope})
+        rows.push_back(RacRow(Rac("kv8-d128", 2048, ACL_FLOAT16, mode)));
     return rows;
+}
+
+RacShape RacSmoke(RacShape s, RacMode mode) {
+    s.mode = mode;
+    return s;
 }
 
 // Tiny shapes of every kind, for tests.
@@ -104,7 +126,9 @@ std::vector<RowSpec> SmokeRows() {
             PrefillRow(Window(gqa, 16, 100, ACL_FLOAT16)),
             PrefillRow(Causal(Family("smoke-mla8-d192/128", 8, 8, 192, 128, false), {30}, ACL_BF16)),
             PrefillRow(Causal(Family("smoke-mla8-d576/512", 8, 1, 576, 512, true), {30}, ACL_FLOAT16)),
-            RacRow(rac)};
+            RacRow(rac),
+            RacRow(RacSmoke(rac, RacMode::kNz)),
+            RacRow(RacSmoke(rac, RacMode::kKvHeadRope))};
 }
 
 }  // namespace
