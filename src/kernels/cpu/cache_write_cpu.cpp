@@ -1,7 +1,12 @@
 #include "kernels/cpu/cache_write_cpu.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/float16.h"
 #include "core/parallel.h"
@@ -16,6 +21,10 @@ using plan::RowWrite;
 // Bytes one task writes: large enough that a task's overhead vanishes, small enough that a 2-token call still
 // has a task per thread when its rows are long, and that the source rows of an NZ task stay in L2.
 constexpr int64_t kTaskBytes = 64 * 1024;
+// A plan that writes at least this many bytes bypasses the cache with its stores: the rows would not stay in
+// the cache anyway, and the stores skip reading the destination first. Smaller writes (a decode step's
+// tokens) stay in the cache, where the attention that follows reads them.
+constexpr int64_t kStreamingBytes = 4 << 20;
 // Channels one mean sums at a time (fp32 accumulators on the stack).
 constexpr int64_t kMeanChannels = 256;
 
@@ -27,10 +36,12 @@ struct StreamCut {
     int64_t channelsPerPiece = 0;
     int64_t pieces = 1;
     int64_t tasks = 0;
+    bool streaming = false;  // non-temporal stores (the plan writes more than kStreamingBytes)
 };
 
-StreamCut CutOf(const CacheWriteStream& stream) {
+StreamCut CutOf(const CacheWriteStream& stream, bool streaming) {
     StreamCut cut;
+    cut.streaming = streaming;
     cut.stream = &stream;
     cut.elementSize = static_cast<int64_t>(DataTypeSize(stream.dtype));
     const int64_t rowBytes = std::max<int64_t>(1, stream.channels * cut.elementSize);
@@ -106,7 +117,46 @@ void WriteMeanOf(const CacheWriteStream& stream, const RowWrite& row, int64_t c0
     }
 }
 
+// Copies `bytes` bytes. kStreaming: with non-temporal stores (SSE2, part of x86-64) from the first 16-byte
+// boundary of the destination: a large write then moves each byte once each way instead of first reading the
+// destination's lines into the cache (the copy-bandwidth ceiling's memcpy does the same at its size).
+template <bool kStreaming>
+void CopyBytes(char* to, const char* from, size_t bytes) {
+#if defined(__SSE2__)
+    if constexpr (kStreaming) {
+        const size_t head = std::min(bytes, (16 - reinterpret_cast<uintptr_t>(to) % 16) % 16);
+        std::memcpy(to, from, head);
+        size_t done = head;
+        for (; done + 64 <= bytes; done += 64) {
+            const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done));
+            const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done + 16));
+            const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done + 32));
+            const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done + 48));
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done), a);
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done + 16), b);
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done + 32), c);
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done + 48), d);
+        }
+        for (; done + 16 <= bytes; done += 16) {
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done),
+                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done)));
+        }
+        std::memcpy(to + done, from + done, bytes - done);
+        return;
+    }
+#endif
+    std::memcpy(to, from, bytes);
+}
+
+// Makes a task's non-temporal stores visible before the task counts as done.
+void FinishStreaming() {
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
 // ND: channels [c0, c1) of each copied row are one contiguous run at both ends.
+template <bool kStreaming>
 void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, int64_t c1) {
     const CacheWriteStream& s = *cut.stream;
     const auto* src = static_cast<const char*>(s.src);
@@ -114,15 +164,16 @@ void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
     const auto bytes = static_cast<size_t>((c1 - c0) * cut.elementSize);
     for (int64_t k = 0; k < count; ++k) {
         if (rows[k].srcRows > 1) continue;
-        std::memcpy(dst + (rows[k].dstOffset + c0) * cut.elementSize,
-                    src + (rows[k].srcOffset + c0) * cut.elementSize, bytes);
+        CopyBytes<kStreaming>(dst + (rows[k].dstOffset + c0) * cut.elementSize,
+                              src + (rows[k].srcOffset + c0) * cut.elementSize, bytes);
     }
 }
 
 // FRACTAL_NZ: a row's channels [j * tile, (j + 1) * tile) are contiguous in the cache. Tiles outside, rows
 // inside: consecutive slots of a block lie next to each other within a tile, so the writes of a task run
-// along the cache. kTileBytes > 0: whole tiles of that many bytes (a fixed-size copy); 0: any run.
-template <int kTileBytes>
+// along the cache (and fill whole lines). kTileBytes > 0: whole tiles of that many bytes (a fixed-size copy
+// the compiler unrolls); 0: any run.
+template <int kTileBytes, bool kStreaming>
 void CopyNzRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, int64_t c1) {
     const CacheWriteStream& s = *cut.stream;
     const auto* src = static_cast<const char*>(s.src);
@@ -135,23 +186,20 @@ void CopyNzRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
             if (rows[k].srcRows > 1) continue;
             char* to = dst + (rows[k].dstOffset + tileOffset) * es;
             const char* from = src + (rows[k].srcOffset + first) * es;
-            if constexpr (kTileBytes > 0) {
-                std::memcpy(to, from, kTileBytes);
-            } else {
-                std::memcpy(to, from, bytes);
-            }
+            CopyBytes<kStreaming>(to, from, kTileBytes > 0 ? kTileBytes : bytes);
         }
     }
 }
 
+template <bool kStreaming>
 void CopyRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, int64_t c1) {
     const CacheWriteStream& s = *cut.stream;
-    if (s.dstChannelTile == 0) return CopyNdRows(cut, rows, count, c0, c1);
+    if (s.dstChannelTile == 0) return CopyNdRows<kStreaming>(cut, rows, count, c0, c1);
     const int64_t tileBytes = s.dstChannelTile * cut.elementSize;
     const bool wholeTiles = c0 % s.dstChannelTile == 0 && (c1 - c0) % s.dstChannelTile == 0;
-    if (wholeTiles && tileBytes == 32) return CopyNzRows<32>(cut, rows, count, c0, c1);
-    if (wholeTiles && tileBytes == 64) return CopyNzRows<64>(cut, rows, count, c0, c1);
-    CopyNzRows<0>(cut, rows, count, c0, c1);
+    if (wholeTiles && tileBytes == 32) return CopyNzRows<32, kStreaming>(cut, rows, count, c0, c1);
+    if (wholeTiles && tileBytes == 64) return CopyNzRows<64, kStreaming>(cut, rows, count, c0, c1);
+    CopyNzRows<0, kStreaming>(cut, rows, count, c0, c1);
 }
 
 // Task `task` of a stream: a group of rows and a piece of their channels.
@@ -164,7 +212,12 @@ void RunTask(const StreamCut& cut, int64_t task) {
     const int64_t firstRow = group * cut.rowsPerTask;
     const int64_t count = std::min(cut.rowsPerTask, static_cast<int64_t>(s.rows.size()) - firstRow);
     const RowWrite* rows = s.rows.data() + firstRow;
-    CopyRows(cut, rows, count, c0, c1);
+    if (cut.streaming) {
+        CopyRows<true>(cut, rows, count, c0, c1);
+        FinishStreaming();
+    } else {
+        CopyRows<false>(cut, rows, count, c0, c1);
+    }
     for (int64_t k = 0; k < count; ++k) {
         if (rows[k].srcRows > 1) WriteMeanOf(s, rows[k], c0, c1);
     }
@@ -196,13 +249,17 @@ struct Phase {
 }  // namespace
 
 void ExecuteCacheWrites(const plan::CacheWritePlan& plan, int threads) {
+    int64_t written = 0;
+    for (const CacheWriteStream& stream : plan.streams)
+        written += static_cast<int64_t>(stream.rows.size()) * stream.channels * DataTypeSize(stream.dtype);
+    const bool streaming = written >= kStreamingBytes;
     Phase phase;
     for (const CacheWriteStream& stream : plan.streams) {
         if (phase.streams == Phase::kMaxStreams || phase.Writes(stream.dst)) {
             phase.Run(threads);
             phase = Phase{};
         }
-        const StreamCut cut = CutOf(stream);
+        const StreamCut cut = CutOf(stream, streaming);
         if (cut.tasks == 0) continue;
         phase.cuts[phase.streams++] = cut;
         phase.tasks += cut.tasks;
