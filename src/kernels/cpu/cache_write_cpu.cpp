@@ -6,6 +6,7 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <xmmintrin.h>
 #endif
 
 #include "core/float16.h"
@@ -45,7 +46,10 @@ StreamCut CutOf(const CacheWriteStream& stream, bool streaming) {
     cut.stream = &stream;
     cut.elementSize = static_cast<int64_t>(DataTypeSize(stream.dtype));
     const int64_t rowBytes = std::max<int64_t>(1, stream.channels * cut.elementSize);
-    cut.rowsPerTask = std::max<int64_t>(1, kTaskBytes / rowBytes);
+    // NZ: a task writes runs of rowsPerTask tiles; four times the rows make those runs 4 KiB at 2 KiB rows,
+    // and the task's source rows (256 KiB) still fit L2.
+    const int64_t taskBytes = stream.dstChannelTile == 0 ? kTaskBytes : 4 * kTaskBytes;
+    cut.rowsPerTask = std::max<int64_t>(1, taskBytes / rowBytes);
     cut.channelsPerPiece = stream.channels;
     if (rowBytes > 2 * kTaskBytes) {  // a long row (the whole-cache copy) is cut into pieces
         const int64_t unit = std::max(1, stream.dstChannelTile);
@@ -148,6 +152,31 @@ void CopyBytes(char* to, const char* from, size_t bytes) {
     std::memcpy(to, from, bytes);
 }
 
+// Copies one whole NZ tile of kBytes (a multiple of 16) bytes; inline, without the general copy's edges.
+template <int kBytes, bool kStreaming>
+void CopyTile(char* to, const char* from) {
+#if defined(__SSE2__)
+    if constexpr (kStreaming) {
+        if (reinterpret_cast<uintptr_t>(to) % 16 == 0) {
+            for (int i = 0; i < kBytes; i += 16) {
+                _mm_stream_si128(reinterpret_cast<__m128i*>(to + i),
+                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i)));
+            }
+            return;
+        }
+    }
+#endif
+    std::memcpy(to, from, kBytes);
+}
+
+void PrefetchToL2(const char* line) {
+#if defined(__SSE2__)
+    _mm_prefetch(line, _MM_HINT_T1);
+#else
+    static_cast<void>(line);
+#endif
+}
+
 // Makes a task's non-temporal stores visible before the task counts as done.
 void FinishStreaming() {
 #if defined(__SSE2__)
@@ -170,15 +199,21 @@ void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
 }
 
 // FRACTAL_NZ: a row's channels [j * tile, (j + 1) * tile) are contiguous in the cache. Tiles outside, rows
-// inside: consecutive slots of a block lie next to each other within a tile, so the writes of a task run
-// along the cache (and fill whole lines). kTileBytes > 0: whole tiles of that many bytes (a fixed-size copy
-// the compiler unrolls); 0: any run.
+// inside: consecutive slots of a block lie next to each other within a tile, so each tile's writes run along
+// the cache (rows outside, tiles inside would scatter every row over a line per tile, measured ten times
+// slower). The task's source rows are first requested in order, so the tile passes, which read them across,
+// find them in L2. kTileBytes > 0: whole tiles of that many bytes; 0: any run.
 template <int kTileBytes, bool kStreaming>
 void CopyNzRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, int64_t c1) {
     const CacheWriteStream& s = *cut.stream;
     const auto* src = static_cast<const char*>(s.src);
     auto* dst = static_cast<char*>(s.dst);
     const int64_t es = cut.elementSize;
+    for (int64_t k = 0; k < count; ++k) {
+        const char* row = src + (rows[k].srcOffset + c0) * es;
+        for (int64_t b = 0; b < (c1 - c0) * es; b += 64)
+            PrefetchToL2(row + b);
+    }
     for (int64_t first = c0; first < c1; first += s.dstChannelTile) {
         const int64_t tileOffset = (first / s.dstChannelTile) * s.dstChannelTileStride;
         const auto bytes = static_cast<size_t>(std::min<int64_t>(s.dstChannelTile, c1 - first) * es);
@@ -186,7 +221,11 @@ void CopyNzRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
             if (rows[k].srcRows > 1) continue;
             char* to = dst + (rows[k].dstOffset + tileOffset) * es;
             const char* from = src + (rows[k].srcOffset + first) * es;
-            CopyBytes<kStreaming>(to, from, kTileBytes > 0 ? kTileBytes : bytes);
+            if constexpr (kTileBytes > 0) {
+                CopyTile<kTileBytes, kStreaming>(to, from);
+            } else {
+                CopyBytes<kStreaming>(to, from, bytes);
+            }
         }
     }
 }
