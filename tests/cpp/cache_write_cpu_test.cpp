@@ -52,8 +52,8 @@ RacShape Shape(int32_t tokens, int32_t heads, int32_t dk, int32_t dv, int32_t bl
 
 constexpr Platform kA2 = Platform::kAtlasA2;
 
-// Rows of 1-2 KiB: 32-64 rows a task, so each call has several tasks; caches of about 1 MiB, so a separate
-// output's whole-cache copy is cut into pieces.
+// Rows of 1-2 KiB (compression: 256-512 B): 32-256 rows a task, so each call has several tasks; caches of
+// 300 KiB and more, so a separate output's whole-cache copy is cut into pieces.
 std::vector<KernelCase> Cases() {
     const Param nd = RacParam(0);
     const Param keyOnly = RacParam(0, Param::K_CACHE_V_BYPASS);
@@ -61,17 +61,17 @@ std::vector<KernelCase> Cases() {
     const Param kvHead = RacParam(Param::COMPRESS_TYPE_KVHEAD);
     const Param rope = RacParam(Param::COMPRESS_TYPE_KVHEAD_ROPE);
     return {
-        {"nd_fp16", nd, kA2, Shape(301, 8, 128, 128, 16, 40, ACL_FLOAT16)},
+        {"nd_fp16", nd, kA2, Shape(301, 8, 128, 128, 16, 20, ACL_FLOAT16)},
         {"nd_bf16_dk_ne_dv", nd, kA2, Shape(257, 5, 96, 40, 13, 31, ACL_BF16)},
         {"nd_int8", nd, kA2, Shape(333, 8, 128, 128, 128, 3, ACL_INT8)},
         {"key_only_bf16", keyOnly, kA2, Shape(199, 8, 128, 128, 16, 20, ACL_BF16)},
         {"nz_inference_fp16", nd, Platform::kAtlasInference, Shape(211, 8, 128, 128, 32, 10, ACL_FLOAT16)},
         {"nz_a2_int8_key_bf16_value", nzA2, kA2, Shape(150, 4, 128, 64, 16, 15, ACL_INT8, ACL_BF16)},
         {"kvhead_bf16", kvHead, kA2,
-         Shape(540, 8, 128, 128, 16, 400, ACL_BF16, ACL_DT_UNDEFINED, {300, 77, 1, 150})},
-        {"kvhead_int8", kvHead, kA2, Shape(400, 3, 256, 256, 128, 20, ACL_INT8, ACL_DT_UNDEFINED, {399})},
+         Shape(540, 4, 128, 128, 16, 200, ACL_BF16, ACL_DT_UNDEFINED, {300, 77, 1, 150})},
+        {"kvhead_int8", kvHead, kA2, Shape(400, 3, 256, 256, 128, 10, ACL_INT8, ACL_DT_UNDEFINED, {399})},
         {"rope_fp16", rope, kA2,
-         Shape(530, 8, 128, 128, 16, 400, ACL_FLOAT16, ACL_DT_UNDEFINED, {300, 77, 1, 150})},
+         Shape(530, 4, 128, 128, 16, 200, ACL_FLOAT16, ACL_DT_UNDEFINED, {300, 77, 1, 150})},
         {"rope_bf16", rope, kA2, Shape(260, 6, 64, 64, 7, 300, ACL_BF16, ACL_DT_UNDEFINED, {19, 240})},
     };
 }
