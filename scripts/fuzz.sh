@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 target="${1:?usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer options]}"
 seconds="${2:?usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer options]}"
 shift 2
-scripts/build.sh fuzz
+# ATBX_FUZZ_BUILT=1: the caller has built the targets (scripts/test.sh runs the targets side by side).
+[[ "${ATBX_FUZZ_BUILT:-0}" == 1 ]] || scripts/build.sh fuzz
 binary="build/fuzz/tests/fuzz/atbx_fuzz_$target"
 [[ -x "$binary" ]] || { echo "fuzz: no target $target" >&2; exit 1; }
 seeds="build/fuzz/seeds/$target"

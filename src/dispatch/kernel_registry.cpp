@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/str_cat.h"
+#include "kernels/cpu/cache_write_cpu.h"
 #include "kernels/cpu/cpu_paths.h"
 #include "kernels/ref/attention_ref.h"
 #include "kernels/ref/cache_write_ref.h"
@@ -26,8 +27,11 @@ uint64_t NoWorkspace(const Plan&, int) {
 void RunReference(const plan::AttentionPlan& plan, int threads, void*) {
     kernels::ref::ExecuteAttention(plan, threads);
 }
-void RunCacheWrites(const plan::CacheWritePlan& plan, int, void*) {
+void RunReferenceCacheWrites(const plan::CacheWritePlan& plan, int, void*) {
     kernels::ref::ExecuteCacheWrites(plan);
+}
+void RunCpuCacheWrites(const plan::CacheWritePlan& plan, int threads, void*) {
+    cpu::ExecuteCacheWrites(plan, threads);
 }
 
 const std::array<AttentionKernel, 5> kAttentionKernels = {{
@@ -38,10 +42,11 @@ const std::array<AttentionKernel, 5> kAttentionKernels = {{
     {"reference", Backend::kReference, AcceptsEverything, NoWorkspace<plan::AttentionPlan>, RunReference},
 }};
 
-// A cache write is a copy: the same routine serves both backends.
+// Cache writes are copies (and KVHEAD_ROPE means): the CPU kernel writes the reference's bytes, threaded.
 const std::array<CacheWriteKernel, 2> kCacheWriteKernels = {{
-    {"cpu:copy", Backend::kCpu, AcceptsEveryWrite, NoWorkspace<plan::CacheWritePlan>, RunCacheWrites},
-    {"reference", Backend::kReference, AcceptsEveryWrite, NoWorkspace<plan::CacheWritePlan>, RunCacheWrites},
+    {"cpu:copy", Backend::kCpu, AcceptsEveryWrite, NoWorkspace<plan::CacheWritePlan>, RunCpuCacheWrites},
+    {"reference", Backend::kReference, AcceptsEveryWrite, NoWorkspace<plan::CacheWritePlan>,
+     RunReferenceCacheWrites},
 }};
 
 // The CPU path the caller forces ("avx2" or "cpu:avx2"), from the context, else from ATBX_CPU_PATH; empty:
@@ -103,7 +108,11 @@ Status SelectKernel(const plan::CacheWritePlan& plan, const Context& context,
 }
 
 void RunKernel(const AttentionKernel& kernel, const plan::AttentionPlan& plan, int threads, void* workspace) {
-    kernels::ref::ExecuteCacheWrites(plan.preWrites);
+    if (kernel.backend == Backend::kCpu) {
+        cpu::ExecuteCacheWrites(plan.preWrites, threads);
+    } else {
+        kernels::ref::ExecuteCacheWrites(plan.preWrites);
+    }
     kernel.run(plan, threads, workspace);
 }
 

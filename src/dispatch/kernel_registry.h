@@ -42,7 +42,8 @@ Status SelectKernel(const plan::AttentionPlan& plan, const Context& context, con
 Status SelectKernel(const plan::CacheWritePlan& plan, const Context& context,
                     const CacheWriteKernel** chosen);
 
-// Runs a selected kernel: an attention plan's cache writes (plan.preWrites) first, once, then the kernel.
+// Runs a selected kernel: an attention plan's cache writes (plan.preWrites) first, once (a CPU kernel's with
+// the CPU cache-write kernel, the reference's with the reference's), then the kernel.
 void RunKernel(const AttentionKernel& kernel, const plan::AttentionPlan& plan, int threads, void* workspace);
 void RunKernel(const CacheWriteKernel& kernel, const plan::CacheWritePlan& plan, int threads,
                void* workspace);

@@ -105,11 +105,12 @@ class OperationImpl final : public Operation {
                      planned_->threads);
         void* scratch = workspace != nullptr ? static_cast<void*>(workspace) : planned_->ownWorkspace.data();
         // A plan that holds values read from device tensors (ReshapeAndCache's slots) is rebuilt from the
-        // values Execute sees, as a local: the plan Setup stored stays as Setup left it.
+        // values Execute sees, into a plan of its own whose storage the next Execute reuses: the plan Setup
+        // stored stays as Setup left it.
         if constexpr (requires { Spec::kPlanHoldsDeviceValues; }) {
             if constexpr (Spec::kPlanHoldsDeviceValues) {
-                dispatch::RunKernel(*planned_->kernel, Spec::BuildPlan(validation.subject()), threads,
-                                    scratch);
+                Spec::RebuildPlan(validation.subject(), &planned_->executed);
+                dispatch::RunKernel(*planned_->kernel, planned_->executed, threads, scratch);
                 return Status::Ok();
             }
         }
@@ -127,6 +128,7 @@ class OperationImpl final : public Operation {
         Planned(Plan p, PackIdentity identity, const Context& ctx)
             : plan(std::move(p)), pack(std::move(identity)), context(ctx) {}
         Plan plan;
+        Plan executed;  // the plan Execute rebuilds from device values (kPlanHoldsDeviceValues)
         PackIdentity pack;
         Context context;
         const dispatch::Kernel<Plan>* kernel = nullptr;

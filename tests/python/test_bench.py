@@ -57,9 +57,16 @@ def prefill_work(row):
     """(K/V bytes read, FLOPs counting only the keys the mask leaves visible) of one prefill call."""
     element = ELEMENT_BYTES[row["dtype"]]
     shape = row["shape"]
-    if row["op"] == "ReshapeAndCache":  # key and value read, then written: "kv2-d64 t37 bs16"
+    if row["op"] == "ReshapeAndCache":  # rows read from key and value, then written: "kv2-d64 nd t37 bs16"
         kv, d = map(int, re.search(r"kv(\d+)-d(\d+)", shape).groups())
-        return 2 * 2 * field(shape, "t") * kv * d * element, 0
+        tokens, mode = field(shape, "t"), shape.split()[1]
+        caches = 1 if mode == "key-only" else 2
+        read = written = tokens
+        if mode == "kvhead":  # each head's last w tokens, to w rows
+            read = written = field(shape, "w")
+        if mode == "kvhead-rope":  # every token read; the w tokens of the window to one row
+            written = tokens - field(shape, "w") + 1
+        return caches * (read + written) * kv * d * element, 0
     heads, kv, d, dv, mla = family(shape)
     prefix = re.search(r"prefix(\d+)\+([\d+]+)", shape)
     window = re.search(r"swa(\d+) s(\d+)", shape)

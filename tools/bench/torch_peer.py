@@ -181,6 +181,8 @@ def answer(request):
     torch.set_num_threads(request["threads"])
     name = "torch " + torch.__version__
     if request["op"] == "cache_write":
+        if request.get("mode", "nd") != "nd":  # torch's index_put is the peer of the ND layout only
+            return {"error": "no torch peer for the " + request["mode"] + " cache layout"}
         seconds = cache_write_seconds(request)
         return {"name": name, "ms": seconds * 1e3, "dtype": request["dtype"]}
     timed = prefill_seconds if request["op"] == "prefill" else decode_seconds

@@ -1,5 +1,7 @@
 #include "ops/reshape_and_cache/rac_plan.h"
 
+#include <algorithm>
+
 #include "ops/reshape_and_cache/rac_windows.h"
 
 namespace atbx::ops::rac {
@@ -36,8 +38,17 @@ void* OutputOf(const RacSubject& s, Input cache) {
     return s.pack->outTensors[cache == Input::kKeyCache ? 0 : 1].deviceData;
 }
 
+// Row storage for the stream at `index`: the previous plan's, emptied (its capacity kept), else new.
+std::vector<RowWrite> ReusedRows(std::vector<CacheWriteStream>& previous, size_t index) {
+    std::vector<RowWrite> rows;
+    if (index < previous.size()) rows = std::move(previous[index].rows);
+    rows.clear();
+    return rows;
+}
+
 // Copies the cache input into its output when they are different memory (one row: the whole tensor).
-void CopyCacheIfApart(const RacSubject& s, Input cache, plan::CacheWritePlan* plan) {
+void CopyCacheIfApart(const RacSubject& s, Input cache, std::vector<RowWrite> rows,
+                      plan::CacheWritePlan* plan) {
     const void* input = s.Data(cache);
     void* output = OutputOf(s, cache);
     if (input == output) return;
@@ -46,11 +57,13 @@ void CopyCacheIfApart(const RacSubject& s, Input cache, plan::CacheWritePlan* pl
     copy.dst = output;
     copy.dtype = s.Desc(cache).dtype;
     copy.channels = static_cast<int64_t>(ElementCount(s.Desc(cache)));
+    copy.rows = std::move(rows);
     copy.rows.push_back({});
     plan->streams.push_back(std::move(copy));
 }
 
-CacheWriteStream EmptyStream(const RacSubject& s, Input cache, Input stored, const CacheLayout& layout) {
+CacheWriteStream EmptyStream(const RacSubject& s, Input cache, Input stored, const CacheLayout& layout,
+                             std::vector<RowWrite> rows) {
     CacheWriteStream stream;
     stream.src = s.Data(stored);
     stream.dst = OutputOf(s, cache);
@@ -58,12 +71,14 @@ CacheWriteStream EmptyStream(const RacSubject& s, Input cache, Input stored, con
     stream.channels = layout.rowChannels;
     stream.dstChannelTile = layout.tile;
     stream.dstChannelTileStride = layout.blockSize * layout.tile;
+    stream.rows = std::move(rows);
     return stream;
 }
 
 // Token t (all heads) to cache row slotMapping[t]; negative slots skipped.
 void AddTokenRows(const RacSubject& s, const CacheLayout& layout, CacheWriteStream* stream) {
     const std::span<const int32_t> slots = s.Values(Input::kSlotMapping);
+    stream->rows.reserve(slots.size());  // one allocation per Execute: the plan is rebuilt from the slots
     for (size_t t = 0; t < slots.size(); ++t) {
         if (slots[t] < 0) continue;
         RowWrite row;
@@ -78,65 +93,82 @@ int64_t SourceRow(const RacSubject& s, int64_t token, int64_t head, int64_t head
     return (token * s.Heads() + head) * headSize;
 }
 
-// KVHEAD: the last w tokens of head h of sequence b, to w consecutive rows from the slot.
-void AddWindowRows(const RacSubject& s, const HeadWindow& w, const CacheLayout& layout,
-                   CacheWriteStream* stream) {
-    const int64_t first = w.firstToken + w.length - w.window;
-    for (int64_t t = 0; t < w.window; ++t) {
-        RowWrite row;
-        row.srcOffset = SourceRow(s, first + t, w.head, layout.rowChannels);
-        row.dstOffset = layout.RowOffset(w.slot + t);
-        stream->rows.push_back(row);
+// Where token j of the sequence goes for one head (false: nowhere). KVHEAD: the last w tokens, to w
+// consecutive rows from the slot. KVHEAD_ROPE: tokens before o copied, the mean of tokens [o, o + w) to one
+// row, tokens from o + w copied; a head that does not average copies all L tokens.
+bool HeadRow(const RacSubject& s, const HeadWindow& w, int64_t j, const CacheLayout& layout, RowWrite* row) {
+    int64_t written = j;  // rows the head writes before this one
+    if (!s.Rope()) {
+        written = j - (w.length - w.window);
+        if (written < 0) return false;
+    } else if (Averages(s, w) && j >= w.offset) {
+        if (j < w.offset + w.window && j != w.offset) return false;
+        if (j == w.offset) {
+            row->srcRows = static_cast<int32_t>(w.window);
+            row->srcRowStride = s.Heads() * layout.rowChannels;
+        } else {
+            written = j - w.window + 1;
+        }
     }
+    row->srcOffset = SourceRow(s, w.firstToken + j, w.head, layout.rowChannels);
+    row->dstOffset = layout.RowOffset(w.slot + written);
+    return true;
 }
 
-// KVHEAD_ROPE: tokens before o copied, the mean of tokens [o, o + w) to one row, tokens from o + w copied; a
-// head that does not average copies all L tokens.
-void AddRopeRows(const RacSubject& s, const HeadWindow& w, const CacheLayout& layout,
-                 CacheWriteStream* stream) {
-    const bool averages = Averages(s, w);
-    int64_t slot = w.slot;
-    for (int64_t j = 0; j < w.length; ++j) {
-        RowWrite row;
-        row.srcOffset = SourceRow(s, w.firstToken + j, w.head, layout.rowChannels);
-        if (averages && j == w.offset) {
-            row.srcRows = static_cast<int32_t>(w.window);
-            row.srcRowStride = s.Heads() * layout.rowChannels;
-            j += w.window - 1;
-        }
-        row.dstOffset = layout.RowOffset(slot++);
-        stream->rows.push_back(row);
-    }
-}
+// Tokens a head's rows are planned together for, head after head: the key rows of a group (kHeadGroupTokens
+// tokens, every head) stay in L2 while each head writes a run of consecutive cache rows. Writing token by
+// token instead (each token's heads side by side) scatters the stores over every head's run at once, which
+// measured several times slower; head after head over the whole sequence reads the key with a stride.
+constexpr int64_t kHeadGroupTokens = 64;
 
 void AddHeadRows(const RacSubject& s, const CacheLayout& layout, CacheWriteStream* stream) {
-    for (const HeadWindow& w : HeadWindows(s)) {
-        if (w.slot < 0) continue;
-        if (s.Rope()) {
-            AddRopeRows(s, w, layout, stream);
-        } else {
-            AddWindowRows(s, w, layout, stream);
+    const std::vector<HeadWindow> windows = HeadWindows(s);
+    size_t rows = 0;
+    for (const HeadWindow& w : windows)
+        rows += w.slot < 0 ? 0 : static_cast<size_t>(RowsWritten(s, w));
+    stream->rows.reserve(rows);
+    for (size_t first = 0; first < windows.size();) {  // the items of one sequence: [first, end)
+        size_t end = first;
+        while (end < windows.size() && windows[end].batch == windows[first].batch)
+            ++end;
+        const int64_t length = windows[first].length;
+        for (int64_t group = 0; group < length; group += kHeadGroupTokens) {
+            for (size_t k = first; k < end; ++k) {
+                if (windows[k].slot < 0) continue;
+                for (int64_t j = group; j < std::min(length, group + kHeadGroupTokens); ++j) {
+                    RowWrite row;
+                    if (HeadRow(s, windows[k], j, layout, &row)) stream->rows.push_back(row);
+                }
+            }
         }
+        first = end;
     }
 }
 
 }  // namespace
 
-plan::CacheWritePlan BuildPlan(const RacSubject& s) {
-    plan::CacheWritePlan plan;
+void RebuildPlan(const RacSubject& s, plan::CacheWritePlan* plan) {
+    std::vector<CacheWriteStream> previous = std::move(plan->streams);
+    plan->streams.clear();
     for (auto [cache, stored] :
          {std::pair{Input::kKeyCache, Input::kKey}, {Input::kValueCache, Input::kValue}}) {
         if (!s.Has(cache)) continue;
-        CopyCacheIfApart(s, cache, &plan);
+        CopyCacheIfApart(s, cache, ReusedRows(previous, plan->streams.size()), plan);
         const CacheLayout layout = LayoutOf(s, cache, stored);
-        CacheWriteStream stream = EmptyStream(s, cache, stored, layout);
+        CacheWriteStream stream =
+            EmptyStream(s, cache, stored, layout, ReusedRows(previous, plan->streams.size()));
         if (s.Compressed()) {
             AddHeadRows(s, layout, &stream);
         } else {
             AddTokenRows(s, layout, &stream);
         }
-        plan.streams.push_back(std::move(stream));
+        plan->streams.push_back(std::move(stream));
     }
+}
+
+plan::CacheWritePlan BuildPlan(const RacSubject& s) {
+    plan::CacheWritePlan plan;
+    RebuildPlan(s, &plan);
     return plan;
 }
 

@@ -13,6 +13,10 @@ namespace atbx::ops::rac {
 // memory first receives a copy of it, so that it always holds the whole updated cache.
 plan::CacheWritePlan BuildPlan(const RacSubject& subject);
 
+// The same into `plan`, reusing the row storage of the plan it held (Execute plans every call with the slots
+// it is given; at 16k tokens a fresh plan's rows are megabytes of new pages each call).
+void RebuildPlan(const RacSubject& subject, plan::CacheWritePlan* plan);
+
 }  // namespace atbx::ops::rac
 
 #endif  // ATBX_OPS_RESHAPE_AND_CACHE_RAC_PLAN_H

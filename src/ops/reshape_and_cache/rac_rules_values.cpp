@@ -61,7 +61,26 @@ Verdict SlotsInRange(const S& s) {
     return Pass();
 }
 
+// Whether no in-range token slot repeats, found in time linear in the tokens with a bit per cache row
+// (Execute checks every call's slots: sorting 16k of them cost as much as a fifth of the copy). Only when
+// that bitmap is at most 64 bytes per token; otherwise, and to name a repeated pair, the sort below decides.
+bool TokenSlotsDistinct(const S& s) {
+    const std::span<const int32_t> slots = s.Values(Input::kSlotMapping);
+    const int64_t cacheSlots = s.CacheSlots();
+    if (cacheSlots > 512 * static_cast<int64_t>(slots.size())) return false;
+    std::vector<uint64_t> seen(static_cast<size_t>((cacheSlots + 63) / 64));
+    for (const int32_t slot : slots) {
+        if (slot < 0 || slot >= cacheSlots) continue;
+        uint64_t& word = seen[static_cast<size_t>(slot / 64)];
+        const uint64_t bit = uint64_t{1} << (slot % 64);
+        if ((word & bit) != 0) return false;
+        word |= bit;
+    }
+    return true;
+}
+
 Verdict SlotsUnique(const S& s) {
+    if (!s.Compressed() && TokenSlotsDistinct(s)) return Pass();
     std::vector<SlotRun> runs = WrittenRuns(s);
     std::sort(runs.begin(), runs.end(), [](const SlotRun& a, const SlotRun& b) { return a.slot < b.slot; });
     for (size_t k = 1; k < runs.size(); ++k) {

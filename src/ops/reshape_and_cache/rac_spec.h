@@ -25,6 +25,7 @@ struct ReshapeAndCacheSpec {
     static std::vector<TensorDesc> InferOutputs(const Subject& s) { return rac::InferOutputs(s); }
     static void LoadHostValues(Subject& s) { rac::LoadHostValues(s); }
     static Plan BuildPlan(const Subject& s) { return rac::BuildPlan(s); }
+    static void RebuildPlan(const Subject& s, Plan* plan) { rac::RebuildPlan(s, plan); }
     static std::vector<int> OutputAliases(const Param& param) { return rac::OutputAliases(param); }
     static std::vector<int> InPlaceInputs(const Param&) { return {}; }
 };

@@ -104,6 +104,10 @@ plan::CacheWriteStream Writes(const SaSubject& s, const Geometry& g, Input input
     stream.channels = g.kvHeads * headSize;
     stream.dstChannelTile = target.channelTile;
     stream.dstChannelTileStride = target.channelTileStride;
+    size_t rows = 0;
+    for (const BatchSpan& span : spans)
+        rows += span.writesCache ? static_cast<size_t>(span.qLen) : 0;
+    stream.rows.reserve(rows);
     for (const BatchSpan& span : spans) {
         if (!span.writesCache) continue;
         const int64_t firstPosition = s.tokenOffset[span.batch] - span.qLen;

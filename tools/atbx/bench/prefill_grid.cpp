@@ -53,12 +53,28 @@ PrefillShape Window(PrefillShape s, int32_t window, int32_t tokens, aclDataType 
     return s;
 }
 
-RacShape Rac(const char* family, int32_t tokens, aclDataType dtype) {
+RacShape Rac(const char* family, int32_t tokens, aclDataType dtype, RacMode mode = RacMode::kNd) {
     RacShape s;
     s.family = family;
     s.tokens = tokens;
     s.dtype = dtype;
+    s.mode = mode;
     return s;
+}
+
+// The other cache layouts at a prefill's size: FRACTAL_NZ, the key cache only, and the head-compressed
+// caches of one sequence. NZ and KVHEAD_ROPE in fp16 and bf16 only (an NZ int8 key takes a float value;
+// means are float).
+void AddRacModeRows(std::vector<RowSpec>& rows, std::initializer_list<int32_t> tokenCounts) {
+    for (int32_t tokens : tokenCounts) {
+        for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_INT8}) {
+            for (RacMode mode : {RacMode::kKeyOnly, RacMode::kKvHead})
+                rows.push_back(RacRow(Rac("kv8-d128", tokens, dtype, mode)));
+            if (dtype == ACL_INT8) continue;
+            for (RacMode mode : {RacMode::kNz, RacMode::kKvHeadRope})
+                rows.push_back(RacRow(Rac("kv8-d128", tokens, dtype, mode)));
+        }
+    }
 }
 
 std::vector<RowSpec> FullRows() {
@@ -75,9 +91,10 @@ std::vector<RowSpec> FullRows() {
         rows.push_back(PrefillRow(Window(kGqa32, 4096, 16384, dtype)));
     }
     for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_INT8}) {
-        for (int32_t tokens : {32, 512, 2048, 8192})
+        for (int32_t tokens : {32, 512, 2048, 8192, 16384})
             rows.push_back(RacRow(Rac("kv8-d128", tokens, dtype)));
     }
+    AddRacModeRows(rows, {2048, 16384});
     return rows;
 }
 
@@ -97,7 +114,14 @@ std::vector<RowSpec> QuickRows() {
     rows.push_back(PrefillRow(Window(kGqa32, 256, 1024, ACL_BF16)));
     for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_INT8})
         rows.push_back(RacRow(Rac("kv8-d128", 2048, dtype)));
+    for (RacMode mode : {RacMode::kNz, RacMode::kKeyOnly, RacMode::kKvHead, RacMode::kKvHeadRope})
+        rows.push_back(RacRow(Rac("kv8-d128", 2048, ACL_FLOAT16, mode)));
     return rows;
+}
+
+RacShape RacSmoke(RacShape s, RacMode mode) {
+    s.mode = mode;
+    return s;
 }
 
 // Tiny shapes of every kind, for tests.
@@ -113,7 +137,9 @@ std::vector<RowSpec> SmokeRows() {
             PrefillRow(Window(gqa, 16, 100, ACL_FLOAT16)),
             PrefillRow(Causal(Family("smoke-mla8-d192/128", 8, 8, 192, 128, false), {30}, ACL_BF16)),
             PrefillRow(Causal(Family("smoke-mla8-d576/512", 8, 1, 576, 512, true), {30}, ACL_FLOAT16)),
-            RacRow(rac)};
+            RacRow(rac),
+            RacRow(RacSmoke(rac, RacMode::kNz)),
+            RacRow(RacSmoke(rac, RacMode::kKvHeadRope))};
 }
 
 }  // namespace

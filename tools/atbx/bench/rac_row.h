@@ -1,5 +1,7 @@
-// ReshapeAndCache rows: writing the key and value of `tokens` new tokens into a paged ND cache (a prefill's
-// tokens, or one decode step's).
+// ReshapeAndCache rows: writing the key and value of `tokens` new tokens into a paged cache (a prefill's
+// tokens, or one decode step's), in each of the op's modes: ND caches, FRACTAL_NZ caches (atlas-a2
+// K_CACHE_V_CACHE_NZ), the key cache only, and the head-compressed caches (KVHEAD, KVHEAD_ROPE) of one
+// sequence of `tokens` tokens.
 #ifndef ATBX_TOOLS_ATBX_BENCH_RAC_ROW_H
 #define ATBX_TOOLS_ATBX_BENCH_RAC_ROW_H
 
@@ -11,8 +13,11 @@
 
 namespace atbx::cli::bench {
 
+enum class RacMode { kNd, kNz, kKeyOnly, kKvHead, kKvHeadRope };
+
 struct RacShape {
     std::string family;
+    RacMode mode = RacMode::kNd;
     int32_t kvHeads = 8;
     int32_t headSize = 128;
     int32_t tokens = 2048;

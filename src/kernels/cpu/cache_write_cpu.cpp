@@ -1,0 +1,309 @@
+#include "kernels/cpu/cache_write_cpu.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#endif
+
+#include "core/float16.h"
+#include "core/parallel.h"
+#include "plan/element.h"
+
+namespace atbx::kernels::cpu {
+namespace {
+
+using plan::CacheWriteStream;
+using plan::RowWrite;
+
+// Bytes one task writes: large enough that a task's overhead vanishes, small enough that a 2-token call still
+// has a task per thread when its rows are long, and that the source rows of an NZ task stay in L2.
+constexpr int64_t kTaskBytes = 64 * 1024;
+// A plan that writes at least this many bytes bypasses the cache with its stores: the rows would not stay in
+// the cache anyway, and the stores skip reading the destination first. Smaller writes (a decode step's
+// tokens) stay in the cache, where the attention that follows reads them.
+constexpr int64_t kStreamingBytes = 4 << 20;
+// Channels one mean sums at a time (fp32 accumulators on the stack).
+constexpr int64_t kMeanChannels = 256;
+
+// How a stream is cut: groups of rows times pieces of channels (a piece is a whole number of NZ tiles).
+struct StreamCut {
+    const CacheWriteStream* stream = nullptr;
+    int64_t elementSize = 0;
+    int64_t rowsPerTask = 1;
+    int64_t channelsPerPiece = 0;
+    int64_t pieces = 1;
+    int64_t tasks = 0;
+    bool streaming = false;  // non-temporal stores (the plan writes more than kStreamingBytes)
+};
+
+StreamCut CutOf(const CacheWriteStream& stream, bool streaming) {
+    StreamCut cut;
+    cut.streaming = streaming;
+    cut.stream = &stream;
+    cut.elementSize = static_cast<int64_t>(DataTypeSize(stream.dtype));
+    const int64_t rowBytes = std::max<int64_t>(1, stream.channels * cut.elementSize);
+    // NZ: a task writes runs of rowsPerTask tiles; four times the rows make those runs 4 KiB at 2 KiB rows,
+    // and the task's source rows (256 KiB) still fit L2.
+    const int64_t taskBytes = stream.dstChannelTile == 0 ? kTaskBytes : 4 * kTaskBytes;
+    cut.rowsPerTask = std::max<int64_t>(1, taskBytes / rowBytes);
+    cut.channelsPerPiece = stream.channels;
+    if (rowBytes > 2 * kTaskBytes) {  // a long row (the whole-cache copy) is cut into pieces
+        const int64_t unit = std::max(1, stream.dstChannelTile);
+        cut.channelsPerPiece = std::max<int64_t>(1, kTaskBytes / (cut.elementSize * unit)) * unit;
+        cut.pieces = (stream.channels + cut.channelsPerPiece - 1) / cut.channelsPerPiece;
+    }
+    const auto rows = static_cast<int64_t>(stream.rows.size());
+    cut.tasks = stream.channels == 0 ? 0 : (rows + cut.rowsPerTask - 1) / cut.rowsPerTask * cut.pieces;
+    return cut;
+}
+
+// The fp32 value of element i of a typed buffer, exactly as plan::LoadElement gives it; kDtype is the dtype
+// resolved once per stream (ACL_DT_UNDEFINED: any other dtype, looked up per element through `dtype`).
+template <aclDataType kDtype>
+float LoadFloat(const void* data, aclDataType dtype, int64_t i) {
+    if constexpr (kDtype == ACL_FLOAT16) return core::HalfToFloat(static_cast<const uint16_t*>(data)[i]);
+    if constexpr (kDtype == ACL_BF16) return core::Bf16ToFloat(static_cast<const uint16_t*>(data)[i]);
+    if constexpr (kDtype == ACL_FLOAT) return static_cast<const float*>(data)[i];
+    return static_cast<float>(plan::LoadElement(data, dtype, i));
+}
+
+// Rounds to the cache dtype as plan::StoreElement does (the same conversions).
+template <aclDataType kDtype>
+void StoreFloat(void* data, aclDataType dtype, int64_t i, float value) {
+    if constexpr (kDtype == ACL_FLOAT16) {
+        static_cast<uint16_t*>(data)[i] = core::DoubleToHalf(value);
+    } else if constexpr (kDtype == ACL_BF16) {
+        static_cast<uint16_t*>(data)[i] = core::DoubleToBf16(value);
+    } else if constexpr (kDtype == ACL_FLOAT) {
+        static_cast<float*>(data)[i] = value;
+    } else {
+        plan::StoreElement(data, dtype, i, value);
+    }
+}
+
+// Channels [c0, c1) of the mean of row.srcRows source rows: each channel summed over the rows in row order in
+// fp32 and divided in fp32, as the reference does (docs/decisions.md ReshapeAndCache 5); the loop over
+// channels is what vectorises, so each channel's order of additions is unchanged.
+template <aclDataType kDtype>
+void WriteMean(const CacheWriteStream& stream, const RowWrite& row, int64_t c0, int64_t c1) {
+    float sums[kMeanChannels];
+    const auto divisor = static_cast<float>(row.srcRows);
+    for (int64_t begin = c0; begin < c1; begin += kMeanChannels) {
+        const int64_t count = std::min(kMeanChannels, c1 - begin);
+        std::fill_n(sums, count, 0.0f);
+        for (int32_t r = 0; r < row.srcRows; ++r) {
+            const int64_t from = row.srcOffset + r * row.srcRowStride + begin;
+            for (int64_t c = 0; c < count; ++c)
+                sums[c] += LoadFloat<kDtype>(stream.src, stream.dtype, from + c);
+        }
+        for (int64_t c = 0; c < count; ++c) {
+            const int64_t to = plan::ChannelOffset(row.dstOffset, begin + c, stream.dstChannelTile,
+                                                   stream.dstChannelTileStride);
+            StoreFloat<kDtype>(stream.dst, stream.dtype, to, sums[c] / divisor);
+        }
+    }
+}
+
+void WriteMeanOf(const CacheWriteStream& stream, const RowWrite& row, int64_t c0, int64_t c1) {
+    switch (stream.dtype) {
+        case ACL_FLOAT16:
+            return WriteMean<ACL_FLOAT16>(stream, row, c0, c1);
+        case ACL_BF16:
+            return WriteMean<ACL_BF16>(stream, row, c0, c1);
+        case ACL_FLOAT:
+            return WriteMean<ACL_FLOAT>(stream, row, c0, c1);
+        default:
+            return WriteMean<ACL_DT_UNDEFINED>(stream, row, c0, c1);
+    }
+}
+
+// Copies `bytes` bytes. kStreaming: with non-temporal stores (SSE2, part of x86-64) from the first 16-byte
+// boundary of the destination: a large write then moves each byte once each way instead of first reading the
+// destination's lines into the cache (the copy-bandwidth ceiling's memcpy does the same at its size).
+template <bool kStreaming>
+void CopyBytes(char* to, const char* from, size_t bytes) {
+#if defined(__SSE2__)
+    if constexpr (kStreaming) {
+        const size_t head = std::min(bytes, (16 - reinterpret_cast<uintptr_t>(to) % 16) % 16);
+        std::memcpy(to, from, head);
+        size_t done = head;
+        for (; done + 64 <= bytes; done += 64) {
+            const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done));
+            const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done + 16));
+            const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done + 32));
+            const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done + 48));
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done), a);
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done + 16), b);
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done + 32), c);
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done + 48), d);
+        }
+        for (; done + 16 <= bytes; done += 16) {
+            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done),
+                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done)));
+        }
+        std::memcpy(to + done, from + done, bytes - done);
+        return;
+    }
+#endif
+    std::memcpy(to, from, bytes);
+}
+
+// Copies one whole NZ tile of kBytes (a multiple of 16) bytes; inline, without the general copy's edges.
+template <int kBytes, bool kStreaming>
+void CopyTile(char* to, const char* from) {
+#if defined(__SSE2__)
+    if constexpr (kStreaming) {
+        if (reinterpret_cast<uintptr_t>(to) % 16 == 0) {
+            for (int i = 0; i < kBytes; i += 16) {
+                _mm_stream_si128(reinterpret_cast<__m128i*>(to + i),
+                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i)));
+            }
+            return;
+        }
+    }
+#endif
+    std::memcpy(to, from, kBytes);
+}
+
+void PrefetchToL2(const char* line) {
+#if defined(__SSE2__)
+    _mm_prefetch(line, _MM_HINT_T1);
+#else
+    static_cast<void>(line);
+#endif
+}
+
+// Makes a task's non-temporal stores visible before the task counts as done.
+void FinishStreaming() {
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
+// ND: channels [c0, c1) of each copied row are one contiguous run at both ends.
+template <bool kStreaming>
+void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, int64_t c1) {
+    const CacheWriteStream& s = *cut.stream;
+    const auto* src = static_cast<const char*>(s.src);
+    auto* dst = static_cast<char*>(s.dst);
+    const auto bytes = static_cast<size_t>((c1 - c0) * cut.elementSize);
+    for (int64_t k = 0; k < count; ++k) {
+        if (rows[k].srcRows > 1) continue;
+        CopyBytes<kStreaming>(dst + (rows[k].dstOffset + c0) * cut.elementSize,
+                              src + (rows[k].srcOffset + c0) * cut.elementSize, bytes);
+    }
+}
+
+// FRACTAL_NZ: a row's channels [j * tile, (j + 1) * tile) are contiguous in the cache. Tiles outside, rows
+// inside: consecutive slots of a block lie next to each other within a tile, so each tile's writes run along
+// the cache (rows outside, tiles inside would scatter every row over a line per tile, measured ten times
+// slower). The task's source rows are first requested in order, so the tile passes, which read them across,
+// find them in L2. kTileBytes > 0: whole tiles of that many bytes; 0: any run.
+template <int kTileBytes, bool kStreaming>
+void CopyNzRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, int64_t c1) {
+    const CacheWriteStream& s = *cut.stream;
+    const auto* src = static_cast<const char*>(s.src);
+    auto* dst = static_cast<char*>(s.dst);
+    const int64_t es = cut.elementSize;
+    for (int64_t k = 0; k < count; ++k) {
+        const char* row = src + (rows[k].srcOffset + c0) * es;
+        for (int64_t b = 0; b < (c1 - c0) * es; b += 64)
+            PrefetchToL2(row + b);
+    }
+    for (int64_t first = c0; first < c1; first += s.dstChannelTile) {
+        const int64_t tileOffset = (first / s.dstChannelTile) * s.dstChannelTileStride;
+        const auto bytes = static_cast<size_t>(std::min<int64_t>(s.dstChannelTile, c1 - first) * es);
+        for (int64_t k = 0; k < count; ++k) {
+            if (rows[k].srcRows > 1) continue;
+            char* to = dst + (rows[k].dstOffset + tileOffset) * es;
+            const char* from = src + (rows[k].srcOffset + first) * es;
+            if constexpr (kTileBytes > 0) {
+                CopyTile<kTileBytes, kStreaming>(to, from);
+            } else {
+                CopyBytes<kStreaming>(to, from, bytes);
+            }
+        }
+    }
+}
+
+template <bool kStreaming>
+void CopyRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, int64_t c1) {
+    const CacheWriteStream& s = *cut.stream;
+    if (s.dstChannelTile == 0) return CopyNdRows<kStreaming>(cut, rows, count, c0, c1);
+    const int64_t tileBytes = s.dstChannelTile * cut.elementSize;
+    const bool wholeTiles = c0 % s.dstChannelTile == 0 && (c1 - c0) % s.dstChannelTile == 0;
+    if (wholeTiles && tileBytes == 32) return CopyNzRows<32, kStreaming>(cut, rows, count, c0, c1);
+    if (wholeTiles && tileBytes == 64) return CopyNzRows<64, kStreaming>(cut, rows, count, c0, c1);
+    CopyNzRows<0, kStreaming>(cut, rows, count, c0, c1);
+}
+
+// Task `task` of a stream: a group of rows and a piece of their channels.
+void RunTask(const StreamCut& cut, int64_t task) {
+    const CacheWriteStream& s = *cut.stream;
+    const int64_t group = task / cut.pieces;
+    const int64_t piece = task % cut.pieces;
+    const int64_t c0 = piece * cut.channelsPerPiece;
+    const int64_t c1 = std::min(s.channels, c0 + cut.channelsPerPiece);
+    const int64_t firstRow = group * cut.rowsPerTask;
+    const int64_t count = std::min(cut.rowsPerTask, static_cast<int64_t>(s.rows.size()) - firstRow);
+    const RowWrite* rows = s.rows.data() + firstRow;
+    if (cut.streaming) {
+        CopyRows<true>(cut, rows, count, c0, c1);
+        FinishStreaming();
+    } else {
+        CopyRows<false>(cut, rows, count, c0, c1);
+    }
+    for (int64_t k = 0; k < count; ++k) {
+        if (rows[k].srcRows > 1) WriteMeanOf(s, rows[k], c0, c1);
+    }
+}
+
+// The streams of one phase (no two write the same buffer), run as one ParallelFor.
+struct Phase {
+    static constexpr int kMaxStreams = 8;
+    StreamCut cuts[kMaxStreams];
+    int streams = 0;
+    int64_t tasks = 0;
+
+    bool Writes(const void* dst) const {
+        return std::any_of(cuts, cuts + streams, [dst](const StreamCut& c) { return c.stream->dst == dst; });
+    }
+    void Run(int threads) const {
+        if (tasks == 0) return;
+        auto body = [this](int64_t task, int) {
+            int k = 0;
+            while (task >= cuts[k].tasks)
+                task -= cuts[k++].tasks;
+            RunTask(cuts[k], task);
+        };
+        if (tasks == 1) return body(0, 0);
+        core::ParallelFor(tasks, threads, body);
+    }
+};
+
+}  // namespace
+
+void ExecuteCacheWrites(const plan::CacheWritePlan& plan, int threads) {
+    int64_t written = 0;
+    for (const CacheWriteStream& stream : plan.streams)
+        written += static_cast<int64_t>(stream.rows.size()) * stream.channels * DataTypeSize(stream.dtype);
+    const bool streaming = written >= kStreamingBytes;
+    Phase phase;
+    for (const CacheWriteStream& stream : plan.streams) {
+        if (phase.streams == Phase::kMaxStreams || phase.Writes(stream.dst)) {
+            phase.Run(threads);
+            phase = Phase{};
+        }
+        const StreamCut cut = CutOf(stream, streaming);
+        if (cut.tasks == 0) continue;
+        phase.cuts[phase.streams++] = cut;
+        phase.tasks += cut.tasks;
+    }
+    if (phase.tasks > 0) phase.Run(threads);
+}
+
+}  // namespace atbx::kernels::cpu
