@@ -257,7 +257,7 @@ struct TileRows {
     int32_t next = 0;  // keys of the next tile of the task (0: none)
 };
 
-template <bool kMasked, bool kClamp, bool kRazor>
+template <bool kMasked>
 class TaskRunner {
   public:
     TaskRunner(const KernelCall& call, const Task& task, float* scratch)
@@ -397,7 +397,7 @@ class TaskRunner {
         plan::TileClass tile = plan::TileClass::kVisible;
         if constexpr (kMasked) tile = ClassifyTile(call_, first, task_.rowBegin, task_.rowEnd, j0, j0 + n);
         if (tile == plan::TileClass::kHidden) return;  // every term -inf: the keys take no part
-        if constexpr (kRazor) {
+        if (call_.razorOffset != nullptr) {
             for (int32_t t = 0; t < n; ++t) {
                 const int64_t j = j0 + t;
                 const int64_t block = call_.key.blockTable[first.kvSequence * call_.key.tableStride + j / call_.key.blockSize];
@@ -560,6 +560,21 @@ class TaskRunner {
     void FinishScores(int lane, int32_t j0, int32_t n, bool addMask) {
         float* s = scores_ + int64_t{lane} * kTileKeys;
         const int32_t padded = (n + kW - 1) / kW * kW;
+        const bool razor = call_.razorOffset != nullptr;
+        if (call_.clamp) {
+            razor ? ScaleScores<true, true>(lane, s, padded) : ScaleScores<true, false>(lane, s, padded);
+        } else {
+            razor ? ScaleScores<false, true>(lane, s, padded) : ScaleScores<false, false>(lane, s, padded);
+        }
+        if (addMask) AddMask(lane, j0, n, s);
+        for (int32_t i = n; i < padded; ++i)
+            s[i] = kNegInf;
+    }
+
+    // logit = ((dot + bias) * dotMul + razor * razorMul) * postMul, clamped: one loop per combination of the
+    // features, so that no vector pays for a feature the call lacks.
+    template <bool kClamp, bool kRazor>
+    void ScaleScores(int lane, float* s, int32_t padded) const {
         const V dotMul = Simd::Set(Field(kDotMul)[lane]);
         const V razorMul = Simd::Set(Field(kRazorMul)[lane]);
         const V postMul = Simd::Set(Field(kPostMul)[lane]);
@@ -576,9 +591,6 @@ class TaskRunner {
             if constexpr (kClamp) x = Simd::Min(Simd::Set(call_.clampMax), Simd::Max(Simd::Set(call_.clampMin), x));
             Simd::Store(s + i, x);
         }
-        if (addMask) AddMask(lane, j0, n, s);
-        for (int32_t i = n; i < padded; ++i)
-            s[i] = kNegInf;
     }
 
     // Adds the mask terms of keys [j0, j0 + n) of the lane's row to its scores.
@@ -742,24 +754,13 @@ class TaskRunner {
     float* lane_;
 };
 
-// One instantiation per combination of the features that change the inner loops.
-template <bool kMasked, bool kClamp>
-void RunWithRazor(const KernelCall& call, const Task& task, float* scratch) {
-    if (call.razorOffset != nullptr) return TaskRunner<kMasked, kClamp, true>(call, task, scratch).Run();
-    TaskRunner<kMasked, kClamp, false>(call, task, scratch).Run();
-}
-
-template <bool kMasked>
-void RunWithClamp(const KernelCall& call, const Task& task, float* scratch) {
-    if (call.clamp) return RunWithRazor<kMasked, true>(call, task, scratch);
-    RunWithRazor<kMasked, false>(call, task, scratch);
-}
-
 }  // namespace
 
+// The task runner is instantiated with and without a mask; clamp and razor offsets are policies of the one loop
+// they change (ScaleScores), so the large loops are compiled twice, not eight times.
 void RunTask(const KernelCall& call, int64_t task, float* scratch) {
-    if (call.mask != plan::MaskKind::kNone) return RunWithClamp<true>(call, call.tasks[task], scratch);
-    RunWithClamp<false>(call, call.tasks[task], scratch);
+    if (call.mask != plan::MaskKind::kNone) return TaskRunner<true>(call, call.tasks[task], scratch).Run();
+    TaskRunner<false>(call, call.tasks[task], scratch).Run();
 }
 
 // Combines the partial states of a row block's chunks in key order and stores the output.
