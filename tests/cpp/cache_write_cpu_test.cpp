@@ -34,22 +34,6 @@ struct KernelCase {
     friend void PrintTo(const KernelCase& c, std::ostream* out) { *out << c.name; }
 };
 
-RacShape Shape(int32_t tokens, int32_t heads, int32_t dk, int32_t dv, int32_t blockSize, int32_t numBlocks,
-               aclDataType dtype, aclDataType valueDtype = ACL_DT_UNDEFINED,
-               std::vector<int32_t> seqLens = {}) {
-    RacShape s;
-    s.tokens = tokens;
-    s.heads = heads;
-    s.headSizeK = dk;
-    s.headSizeV = dv;
-    s.blockSize = blockSize;
-    s.numBlocks = numBlocks;
-    s.dtype = dtype;
-    s.valueDtype = valueDtype;
-    s.seqLens = std::move(seqLens);
-    return s;
-}
-
 constexpr Platform kA2 = Platform::kAtlasA2;
 
 // Rows of 1-2 KiB (compression: 256-512 B): 32-256 rows a task, so each call has several tasks; caches of
@@ -61,18 +45,20 @@ std::vector<KernelCase> Cases() {
     const Param kvHead = RacParam(Param::COMPRESS_TYPE_KVHEAD);
     const Param rope = RacParam(Param::COMPRESS_TYPE_KVHEAD_ROPE);
     return {
-        {"nd_fp16", nd, kA2, Shape(301, 8, 128, 128, 16, 20, ACL_FLOAT16)},
-        {"nd_bf16_dk_ne_dv", nd, kA2, Shape(257, 5, 96, 40, 13, 31, ACL_BF16)},
-        {"nd_int8", nd, kA2, Shape(333, 8, 128, 128, 128, 3, ACL_INT8)},
-        {"key_only_bf16", keyOnly, kA2, Shape(199, 8, 128, 128, 16, 20, ACL_BF16)},
-        {"nz_inference_fp16", nd, Platform::kAtlasInference, Shape(211, 8, 128, 128, 32, 10, ACL_FLOAT16)},
-        {"nz_a2_int8_key_bf16_value", nzA2, kA2, Shape(150, 4, 128, 64, 16, 15, ACL_INT8, ACL_BF16)},
+        {"nd_fp16", nd, kA2, MakeRacShape(301, 8, 128, 128, 16, 20, ACL_FLOAT16)},
+        {"nd_bf16_dk_ne_dv", nd, kA2, MakeRacShape(257, 5, 96, 40, 13, 31, ACL_BF16)},
+        {"nd_int8", nd, kA2, MakeRacShape(333, 8, 128, 128, 128, 3, ACL_INT8)},
+        {"key_only_bf16", keyOnly, kA2, MakeRacShape(199, 8, 128, 128, 16, 20, ACL_BF16)},
+        {"nz_inference_fp16", nd, Platform::kAtlasInference,
+         MakeRacShape(211, 8, 128, 128, 32, 10, ACL_FLOAT16)},
+        {"nz_a2_int8_key_bf16_value", nzA2, kA2, MakeRacShape(150, 4, 128, 64, 16, 15, ACL_INT8, ACL_BF16)},
         {"kvhead_bf16", kvHead, kA2,
-         Shape(540, 4, 128, 128, 16, 200, ACL_BF16, ACL_DT_UNDEFINED, {300, 77, 1, 150})},
-        {"kvhead_int8", kvHead, kA2, Shape(400, 3, 256, 256, 128, 10, ACL_INT8, ACL_DT_UNDEFINED, {399})},
+         MakeRacShape(540, 4, 128, 128, 16, 200, ACL_BF16, ACL_DT_UNDEFINED, {300, 77, 1, 150})},
+        {"kvhead_int8", kvHead, kA2,
+         MakeRacShape(400, 3, 256, 256, 128, 10, ACL_INT8, ACL_DT_UNDEFINED, {399})},
         {"rope_fp16", rope, kA2,
-         Shape(530, 4, 128, 128, 16, 200, ACL_FLOAT16, ACL_DT_UNDEFINED, {300, 77, 1, 150})},
-        {"rope_bf16", rope, kA2, Shape(260, 6, 64, 64, 7, 300, ACL_BF16, ACL_DT_UNDEFINED, {19, 240})},
+         MakeRacShape(530, 4, 128, 128, 16, 200, ACL_FLOAT16, ACL_DT_UNDEFINED, {300, 77, 1, 150})},
+        {"rope_bf16", rope, kA2, MakeRacShape(260, 6, 64, 64, 7, 300, ACL_BF16, ACL_DT_UNDEFINED, {19, 240})},
     };
 }
 

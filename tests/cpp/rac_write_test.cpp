@@ -194,23 +194,6 @@ struct WriteCase {
     friend void PrintTo(const WriteCase& c, std::ostream* out) { *out << c.name; }
 };
 
-RacShape Shape(int32_t tokens, int32_t heads, int32_t dk, int32_t dv, int32_t blockSize, int32_t numBlocks,
-               aclDataType dtype, aclDataType valueDtype = ACL_DT_UNDEFINED,
-               std::vector<int32_t> seqLens = {}, uint64_t seed = 7) {
-    RacShape s;
-    s.tokens = tokens;
-    s.heads = heads;
-    s.headSizeK = dk;
-    s.headSizeV = dv;
-    s.blockSize = blockSize;
-    s.numBlocks = numBlocks;
-    s.dtype = dtype;
-    s.valueDtype = valueDtype;
-    s.seqLens = std::move(seqLens);
-    s.seed = seed;
-    return s;
-}
-
 const Param kNd = RacParam(0);
 const Param kKeyOnly = RacParam(0, Param::K_CACHE_V_BYPASS);
 const Param kNzA2 = RacParam(0, Param::K_CACHE_V_CACHE_NZ);
@@ -220,27 +203,29 @@ constexpr Platform kA2 = Platform::kAtlasA2;
 
 std::vector<WriteCase> Cases() {
     return {
-        {"nd_fp16_dk_ne_dv", kNd, kA2, Shape(23, 3, 48, 80, 7, 9, ACL_FLOAT16)},
-        {"nd_bf16_one_token", kNd, kA2, Shape(1, 1, 40, 40, 16, 1, ACL_BF16, ACL_DT_UNDEFINED, {}, 2)},
-        {"nd_int8_many_heads", kNd, kA2, Shape(37, 5, 24, 8, 5, 11, ACL_INT8)},
-        {"nd_atlas_350_bf16", kNd, Platform::kAtlas350, Shape(30, 2, 72, 72, 13, 3, ACL_BF16)},
-        {"key_only_fp16", kKeyOnly, kA2, Shape(19, 3, 56, 56, 9, 4, ACL_FLOAT16)},
-        {"key_only_int8", kKeyOnly, kA2, Shape(12, 1, 200, 200, 3, 5, ACL_INT8)},
-        {"key_only_bf16", kKeyOnly, kA2, Shape(64, 4, 32, 32, 128, 1, ACL_BF16)},
-        {"nz_inference", kNd, Platform::kAtlasInference, Shape(29, 3, 48, 48, 32, 3, ACL_FLOAT16)},
-        {"nz_training", kNd, Platform::kAtlasTraining, Shape(17, 1, 80, 80, 16, 2, ACL_FLOAT16)},
-        {"nz_a2_int8_key", kNzA2, kA2, Shape(41, 2, 48, 24, 48, 2, ACL_INT8, ACL_FLOAT16)},
-        {"nz_a2_int8_key_bf16_value", kNzA2, kA2, Shape(20, 1, 64, 16, 16, 3, ACL_INT8, ACL_BF16)},
-        {"nz_a2_bf16_key_fp16_value", kNzA2, kA2, Shape(33, 3, 16, 32, 32, 2, ACL_BF16, ACL_FLOAT16)},
-        {"nz_a2_fp16", kNzA2, kA2, Shape(9, 6, 8, 8, 16, 1, ACL_FLOAT16)},
+        {"nd_fp16_dk_ne_dv", kNd, kA2, MakeRacShape(23, 3, 48, 80, 7, 9, ACL_FLOAT16)},
+        {"nd_bf16_one_token", kNd, kA2, MakeRacShape(1, 1, 40, 40, 16, 1, ACL_BF16, ACL_DT_UNDEFINED, {}, 2)},
+        {"nd_int8_many_heads", kNd, kA2, MakeRacShape(37, 5, 24, 8, 5, 11, ACL_INT8)},
+        {"nd_atlas_350_bf16", kNd, Platform::kAtlas350, MakeRacShape(30, 2, 72, 72, 13, 3, ACL_BF16)},
+        {"key_only_fp16", kKeyOnly, kA2, MakeRacShape(19, 3, 56, 56, 9, 4, ACL_FLOAT16)},
+        {"key_only_int8", kKeyOnly, kA2, MakeRacShape(12, 1, 200, 200, 3, 5, ACL_INT8)},
+        {"key_only_bf16", kKeyOnly, kA2, MakeRacShape(64, 4, 32, 32, 128, 1, ACL_BF16)},
+        {"nz_inference", kNd, Platform::kAtlasInference, MakeRacShape(29, 3, 48, 48, 32, 3, ACL_FLOAT16)},
+        {"nz_training", kNd, Platform::kAtlasTraining, MakeRacShape(17, 1, 80, 80, 16, 2, ACL_FLOAT16)},
+        {"nz_a2_int8_key", kNzA2, kA2, MakeRacShape(41, 2, 48, 24, 48, 2, ACL_INT8, ACL_FLOAT16)},
+        {"nz_a2_int8_key_bf16_value", kNzA2, kA2, MakeRacShape(20, 1, 64, 16, 16, 3, ACL_INT8, ACL_BF16)},
+        {"nz_a2_bf16_key_fp16_value", kNzA2, kA2, MakeRacShape(33, 3, 16, 32, 32, 2, ACL_BF16, ACL_FLOAT16)},
+        {"nz_a2_fp16", kNzA2, kA2, MakeRacShape(9, 6, 8, 8, 16, 1, ACL_FLOAT16)},
         {"kvhead_fp16", kKvHead, kA2,
-         Shape(26, 3, 64, 64, 5, 40, ACL_FLOAT16, ACL_DT_UNDEFINED, {9, 1, 0, 14})},
-        {"kvhead_int8", kKvHead, kA2, Shape(30, 4, 32, 32, 16, 9, ACL_INT8, ACL_DT_UNDEFINED, {30})},
-        {"kvhead_bf16", kKvHead, kA2, Shape(21, 1, 96, 96, 7, 5, ACL_BF16, ACL_DT_UNDEFINED, {3, 11, 6})},
-        {"rope_fp16", kRope, kA2, Shape(49, 2, 96, 96, 16, 12, ACL_FLOAT16, ACL_DT_UNDEFINED, {12, 7, 30})},
-        {"rope_bf16", kRope, kA2, Shape(40, 5, 32, 32, 128, 2, ACL_BF16, ACL_DT_UNDEFINED, {40}, 3)},
+         MakeRacShape(26, 3, 64, 64, 5, 40, ACL_FLOAT16, ACL_DT_UNDEFINED, {9, 1, 0, 14})},
+        {"kvhead_int8", kKvHead, kA2, MakeRacShape(30, 4, 32, 32, 16, 9, ACL_INT8, ACL_DT_UNDEFINED, {30})},
+        {"kvhead_bf16", kKvHead, kA2,
+         MakeRacShape(21, 1, 96, 96, 7, 5, ACL_BF16, ACL_DT_UNDEFINED, {3, 11, 6})},
+        {"rope_fp16", kRope, kA2,
+         MakeRacShape(49, 2, 96, 96, 16, 12, ACL_FLOAT16, ACL_DT_UNDEFINED, {12, 7, 30})},
+        {"rope_bf16", kRope, kA2, MakeRacShape(40, 5, 32, 32, 128, 2, ACL_BF16, ACL_DT_UNDEFINED, {40}, 3)},
         {"rope_fp16_many_batches", kRope, kA2,
-         Shape(60, 3, 64, 64, 9, 30, ACL_FLOAT16, ACL_DT_UNDEFINED, {1, 17, 2, 0, 25, 13}, 11)},
+         MakeRacShape(60, 3, 64, 64, 9, 30, ACL_FLOAT16, ACL_DT_UNDEFINED, {1, 17, 2, 0, 25, 13}, 11)},
     };
 }
 

@@ -6,6 +6,7 @@
 #define ATBX_TESTS_SUPPORT_RAC_CALLS_H
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "atbx/infer_op_params.h"
@@ -25,6 +26,24 @@ struct RacShape {
     std::vector<int32_t> seqLens = {3, 4};      // compression: tokens of each sequence
     uint64_t seed = 13;
 };
+
+// A shape in one line: T tokens of `heads` heads, key and value head sizes, the caches' block size and count.
+inline RacShape MakeRacShape(int32_t tokens, int32_t heads, int32_t dk, int32_t dv, int32_t blockSize,
+                             int32_t numBlocks, aclDataType dtype, aclDataType valueDtype = ACL_DT_UNDEFINED,
+                             std::vector<int32_t> seqLens = {}, uint64_t seed = 7) {
+    RacShape s;
+    s.tokens = tokens;
+    s.heads = heads;
+    s.headSizeK = dk;
+    s.headSizeV = dv;
+    s.blockSize = blockSize;
+    s.numBlocks = numBlocks;
+    s.dtype = dtype;
+    s.valueDtype = valueDtype;
+    s.seqLens = std::move(seqLens);
+    s.seed = seed;
+    return s;
+}
 
 TestCall MakeRacCall(const infer::ReshapeAndCacheParam& param, const RacShape& shape = {},
                      Platform platform = Platform::kAtlasA2);
