@@ -113,19 +113,7 @@ void ConvertRows(const KvView& kv, const plan::WorkItem& item, const char* const
     }
 }
 
-// Four keys' dot products with one query row (padded channels are zero in both).
-ATBX_INLINE void Dot4(const float* q, const float* k, int64_t ld, int dimPad, float* out) {
-    V a0 = Simd::Zero(), a1 = Simd::Zero(), a2 = Simd::Zero(), a3 = Simd::Zero();
-    for (int c = 0; c < dimPad; c += kW) {
-        const V x = Simd::Load(q + c);
-        a0 = Simd::MulAdd(x, Simd::Load(k + c), a0);
-        a1 = Simd::MulAdd(x, Simd::Load(k + ld + c), a1);
-        a2 = Simd::MulAdd(x, Simd::Load(k + 2 * ld + c), a2);
-        a3 = Simd::MulAdd(x, Simd::Load(k + 3 * ld + c), a3);
-    }
-    Simd::ReduceAdd4(a0, a1, a2, a3, out);
-}
-
+// One key's dot product with one query row (padded channels are zero in both): the tail of a register block.
 ATBX_INLINE float Dot(const float* q, const float* k, int dimPad) {
     V a = Simd::Zero();
     for (int c = 0; c < dimPad; c += kW)
