@@ -139,29 +139,52 @@ void Split(V x, uint16_t* hi, uint16_t* lo) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo), FloatToBf16(rest));
 }
 
-// Sixteen weights rounded to bf16 at `to`; returns the rounded values in fp32.
-V StoreWeights(V x, uint16_t* to) {
-    const __m256i rounded = FloatToBf16(x);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), rounded);
-    return Bf16ToFloat(rounded);
+// Thirty-two weights (`low` then `high`) rounded to bf16 at `to`; adds the rounded values to `total`, summed
+// in pairs by the bf16 dot instruction against ones.
+V StoreWeights(V low, V high, uint16_t* to, V total) {
+    const __m512bh rounded = _mm512_cvtne2ps_pbh(high, low);
+    _mm512_storeu_si512(to, __builtin_bit_cast(__m512i, rounded));
+    return _mm512_dpbf16_ps(total, rounded, __builtin_bit_cast(__m512bh, _mm512_set1_epi16(0x3F80)));
 }
 
-// e^x * 2^scaleExponent for x <= 0 (logit minus the running maximum), to about 2^-14 relative (x = n ln2 + r,
-// |r| <= ln2 / 2, degree-4 Taylor polynomial): the weights are rounded to bf16 (2^-9) and the sum is taken
-// of the rounded weights, so this error is far below the weights' own. Exactly 0 below -87.3
-// (so e^-inf = 0, a key of weight 0); a NaN x gives a number, the row being NaN through its maximum already.
-V WeightExp(V x, V scaleExponent) {
-    const V clamped = _mm512_max_ps(x, _mm512_set1_ps(-87.3f));
-    const V n = _mm512_roundscale_ps(_mm512_mul_ps(clamped, _mm512_set1_ps(1.44269504f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const V r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693147181f), clamped);
-    V p = _mm512_set1_ps(1.0f / 24.0f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    const __mmask16 kept = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.3f), _CMP_GT_OQ);
-    return _mm512_maskz_scalef_ps(kept, p, _mm512_add_ps(n, scaleExponent));
+// 2^y to about 2^-13.7 relative: y = n + f, |f| <= 1/2, 2^f by a degree-3 polynomial fitted for relative
+// error. The weights are rounded to bf16 (2^-9) and the sum is taken of the rounded weights, so this error is
+// far below the weights' own. Exactly 0 where y < -125 (so 2^-inf = 0, a key of weight 0), by a mask rather
+// than by underflow: results below FLT_MIN would cost a microcode assist each. A NaN y gives 0, the row being
+// NaN through its maximum already.
+V Exp2(V y) {
+    const __mmask16 kept = _mm512_cmp_ps_mask(y, _mm512_set1_ps(-125.0f), _CMP_GE_OQ);
+    const V n = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const V f = _mm512_sub_ps(y, n);
+    V p = _mm512_set1_ps(0.0551710017f);
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.242609501f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.693260968f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.999928176f));
+    return _mm512_maskz_scalef_ps(kept, p, n);
+}
+
+constexpr float kLog2e = 1.44269504f;
+
+// StepSoftmax (kernels/common/online_softmax.inl) for sixteen lanes at once: their new maxima, the factors
+// their l and acc are scaled by (exp to Exp2's precision: l and acc take the same factor, so its error
+// only reweighs earlier keys against later ones by 2^-14), and which of them have a visible logit.
+struct LaneSteps {
+    V newMax, rescale;
+    __mmask16 visible;
+};
+
+LaneSteps StepLanes(V oldMax, V tileMax) {
+    const V negInf = _mm512_set1_ps(kNegInf);
+    const __mmask16 nan = _mm512_cmp_ps_mask(oldMax, tileMax, _CMP_UNORD_Q);
+    const V newMax = _mm512_max_ps(oldMax, tileMax);
+    const __mmask16 hidden =
+        _mm512_mask_cmp_ps_mask(static_cast<__mmask16>(~nan), newMax, negInf, _CMP_EQ_OQ);
+    // oldMax -inf below a finite newMax: 2^-inf = 0, StepSoftmax's rescale of an empty state.
+    V rescale = Exp2(_mm512_mul_ps(_mm512_sub_ps(oldMax, newMax), _mm512_set1_ps(kLog2e)));
+    rescale = _mm512_mask_mov_ps(rescale, hidden, _mm512_set1_ps(1.0f));
+    const V poisoned = _mm512_add_ps(tileMax, oldMax);
+    return {_mm512_mask_mov_ps(newMax, nan, poisoned), _mm512_mask_mov_ps(rescale, nan, poisoned),
+            static_cast<__mmask16>(~hidden)};
 }
 
 // Element offset of channel 0 of key j of the item's kv head.
@@ -366,6 +389,7 @@ class AmxTaskRunner {
           mTiles_(lanePad_ / kTileRows),
           splitKeys_(call.key.dtype == ACL_FLOAT16),
           splitValues_(call.value.dtype == ACL_FLOAT16),
+          shrinkExponent_(static_cast<float>(__builtin_ilogbf(call.value.shrink))),
           options_(options),
           qHi_(Array<uint16_t>(scratch, l_.qHi)),
           qLo_(Array<uint16_t>(scratch, l_.qLo)),
@@ -493,8 +517,8 @@ class AmxTaskRunner {
         const int block = (j0 - task_.kvBegin) / kBlockKeys;
         if (!chunk_->packed[block]) Pack(block, j0, n, rows);
         Scores(block, j0, n, rows);
-        for (int lane = 0; lane < lanes_; ++lane)
-            Softmax(lane, j0, n, rows, classes);
+        for (int first = 0; first < lanes_; first += 16)
+            Softmax(first, static_cast<int>(Min(16, lanes_ - first)), j0, n, rows, classes);
         Accumulate(block, j0, n, rows);
     }
 
@@ -634,14 +658,42 @@ class AmxTaskRunner {
         return _mm512_add_ps(h, Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo + at))));
     }
 
-    // One lane's logits, mask terms and online-softmax step, its 128 logits held in registers; its weights
-    // (times value.shrink, rounded to bf16) go to weights_ and the rounded weights' sum to sum_, so that acc
-    // / sum weighs the values by exactly the weights used.
-    void Softmax(int lane, int32_t j0, int32_t n, int rows, const plan::TileClass* classes) {
+    // The online-softmax step of lanes [first, first + count), count <= 16, over one block: each lane's
+    // logits (mask terms added) replace its dots in scores_, then the state steps for the lanes at once, and
+    // their weights (times value.shrink, rounded to bf16) go to weights_ and the rounded weights' sum to
+    // sum_, so that acc / sum weighs the values by exactly the weights used.
+    void Softmax(int first, int count, int32_t j0, int32_t n, int rows, const plan::TileClass* classes) {
         const int vectors = rows / 16;
+        alignas(64) float tileMax[16], newMax[16], rescale[16], tileSum[16];
+        Fill(tileMax, 16, kNegInf);
+        for (int i = 0; i < count; ++i)
+            tileMax[i] = LaneLogits(first + i, j0, n, vectors, classes);
+        const auto lanes = static_cast<__mmask16>((1u << count) - 1u);
+        const LaneSteps step = StepLanes(_mm512_mask_loadu_ps(_mm512_set1_ps(kNegInf), lanes, max_ + first),
+                                         _mm512_load_ps(tileMax));
+        _mm512_store_ps(newMax, step.newMax);
+        _mm512_store_ps(rescale, step.rescale);
+        for (int i = 0; i < count; ++i) {
+            const bool visible = (step.visible >> i) & 1u;
+            tileSum[i] = visible ? LaneWeights(first + i, vectors, newMax[i], rescale[i]) : 0.0f;
+            if (!visible) Fill(weights_ + (first + i) * kBlockKeys, rows, uint16_t{0});
+        }
+        // value.shrink is a power of two: dividing by it is exact.
+        const V sum =
+            _mm512_fmadd_ps(_mm512_maskz_loadu_ps(lanes, sum_ + first), step.rescale,
+                            _mm512_div_ps(_mm512_load_ps(tileSum), _mm512_set1_ps(call_.value.shrink)));
+        _mm512_mask_storeu_ps(sum_ + first, lanes, sum);
+        _mm512_mask_storeu_ps(max_ + first, lanes, step.newMax);
+    }
+
+    // One lane's logits with their mask terms, written over its dots; returns their maximum (NaN when one is
+    // NaN).
+    float LaneLogits(int lane, int32_t j0, int32_t n, int vectors, const plan::TileClass* classes) {
         V x[kVectors];
         Logits(lane, vectors, x);
-        MaskLogits(lane, j0, n, vectors, classes, x);
+        if (call_.mask != plan::MaskKind::kNone || n < vectors * 16)
+            MaskLogits(lane, j0, n, vectors, classes, x);
+        float* s = scores_ + lane * kBlockKeys;
         V top = _mm512_set1_ps(kNegInf);
         __mmask16 nan = 0;
 #pragma GCC unroll 8
@@ -649,32 +701,36 @@ class AmxTaskRunner {
             if (i >= vectors) break;
             nan |= _mm512_cmp_ps_mask(x[i], x[i], _CMP_UNORD_Q);
             top = _mm512_max_ps(top, x[i]);
+            _mm512_storeu_ps(s + 16 * i, x[i]);
         }
-        const float tileMax = nan != 0 ? __builtin_nanf("") : _mm512_reduce_max_ps(top);
-        const SoftmaxStep<float> step = StepSoftmax(max_[lane], tileMax);
+        return nan != 0 ? __builtin_nanf("") : _mm512_reduce_max_ps(top);
+    }
+
+    // One visible lane's weights e^(logit - newMax) * value.shrink as bf16 in weights_, its acc scaled by
+    // `rescale`; returns the sum of the rounded weights. logit - newMax is formed first: a finite mask value
+    // such as -3e38 times log2(e) is beyond fp32.
+    float LaneWeights(int lane, int vectors, float newMax, float rescale) {
+        const float* s = scores_ + lane * kBlockKeys;
         uint16_t* weights = weights_ + lane * kBlockKeys;
-        if (!step.visible) {
-            Fill(weights, rows, uint16_t{0});
-            return;
-        }
-        // value.shrink is a power of two: its exponent joins the exponent of e^x.
-        const V shift = _mm512_set1_ps(step.newMax);
-        const V shrink = _mm512_set1_ps(static_cast<float>(__builtin_ilogbf(call_.value.shrink)));
+        const V log2e = _mm512_set1_ps(kLog2e), shift = _mm512_set1_ps(newMax);
+        const V shrink = _mm512_set1_ps(shrinkExponent_);
         V total = _mm512_setzero_ps();
-#pragma GCC unroll 8
-        for (int i = 0; i < kVectors; ++i) {
-            if (i >= vectors) break;
-            const V w = WeightExp(_mm512_sub_ps(x[i], shift), shrink);
-            total = _mm512_add_ps(total, StoreWeights(w, weights + 16 * i));
+#pragma GCC unroll 4
+        for (int i = 0; i < kVectors; i += 2) {
+            if (i >= vectors) break;  // vectors is even: rows are whole sub-blocks of 32 keys
+            const V low =
+                Exp2(_mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + 16 * i), shift), log2e, shrink));
+            const V high =
+                Exp2(_mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + 16 * i + 16), shift), log2e, shrink));
+            total = StoreWeights(low, high, weights + 16 * i, total);
         }
-        float* acc = acc_ + lane * l_.v32;
-        if (step.rescale != 1.0f) {
-            const V r = _mm512_set1_ps(step.rescale);
+        if (rescale != 1.0f) {
+            float* acc = acc_ + lane * l_.v32;
+            const V r = _mm512_set1_ps(rescale);
             for (int64_t c = 0; c < l_.v32; c += 16)
                 _mm512_storeu_ps(acc + c, _mm512_mul_ps(_mm512_loadu_ps(acc + c), r));
         }
-        sum_[lane] = sum_[lane] * step.rescale + _mm512_reduce_add_ps(total) / call_.value.shrink;
-        max_[lane] = step.newMax;
+        return _mm512_reduce_add_ps(total);
     }
 
     // logit = (dot * dotMul + razor * razorMul) * postMul, clamped.
@@ -806,6 +862,7 @@ class AmxTaskRunner {
     const int lanePad_;  // lanes_ rounded up to two tiles of rows; rows past lanes_ are zero
     const int mTiles_;
     const bool splitKeys_, splitValues_;
+    const float shrinkExponent_;  // value.shrink = 2^shrinkExponent_
     const AmxOptions& options_;
     uint16_t *qHi_, *qLo_;
     ChunkState* chunk_;
