@@ -428,9 +428,55 @@ class AmxTaskRunner {
     int64_t HeadOf(int lane) const { return item_.headBegin + lane / rows_; }
     int64_t RowOf(int lane) const { return task_.rowBegin + lane % rows_; }
 
+    // Queries as stored (no qScale to apply), 32 channels at a time: bf16 rows copied as they are, fp16 rows
+    // split; their largest norm is taken only where WeighsNothing needs it. Lanes past the task's are zero.
+    bool LoadStoredQueries() {
+        const bool half = call_.queryType == ACL_FLOAT16, norms = FiniteCausalTerms();
+        const __m512i exponent = _mm512_set1_epi16(static_cast<int16_t>(half ? 0x7C00 : 0x7F80));
+        __mmask32 bad = 0;
+        for (int lane = 0; lane < lanePad_; ++lane) {
+            uint16_t* hi = qHi_ + lane * l_.d32;
+            uint16_t* lo = qLo_ + lane * l_.d32;
+            if (lane >= lanes_) {
+                Fill(hi, l_.d32, uint16_t{0});
+                if (splitKeys_) Fill(lo, l_.d32, uint16_t{0});
+                continue;
+            }
+            if (lane + kPrefetchRows < lanes_) PrefetchQuery(lane + kPrefetchRows);
+            const auto* q = static_cast<const uint16_t*>(call_.query) + QueryBase(lane);
+            V squares = _mm512_setzero_ps();
+            for (int64_t c = 0; c < l_.d32; c += 32) {
+                const int64_t valid = Max(0, Min(call_.headDim - c, 32));
+                const auto mask = static_cast<__mmask32>(valid == 32 ? ~0u : (1u << valid) - 1u);
+                const __m512i raw = _mm512_maskz_loadu_epi16(mask, q + c);
+                bad |= _mm512_cmpeq_epi16_mask(_mm512_and_si512(raw, exponent), exponent);
+                if (!half) {
+                    _mm512_storeu_si512(hi + c, raw);
+                    const auto pairs = __builtin_bit_cast(__m512bh, raw);
+                    if (norms) squares = _mm512_dpbf16_ps(squares, pairs, pairs);
+                    continue;
+                }
+                for (int h = 0; h < 2; ++h) {
+                    const V x = _mm512_cvtph_ps(h == 0 ? _mm512_castsi512_si256(raw)
+                                                       : _mm512_extracti64x4_epi64(raw, 1));
+                    if (norms) squares = _mm512_fmadd_ps(x, x, squares);
+                    Split(x, hi + c + 16 * h, splitKeys_ ? lo + c + 16 * h : nullptr);
+                }
+            }
+            const float norm = __builtin_sqrtf(_mm512_reduce_add_ps(squares));
+            queryNorm_ = norm > queryNorm_ ? norm : queryNorm_;
+        }
+        return bad == 0;
+    }
+
+    int64_t QueryBase(int lane) const {
+        return item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
+    }
+
     // Queries unscaled: exact in bf16 (hi + lo for fp16); the row scale multiplies the fp32 dot. Lanes past
-    // the task's are zero.
+    // the task's are zero. Queries that take qScale first are formed in fp32 here.
     bool LoadQueries() {
+        if (options_.queriesAsStored) return LoadStoredQueries();
         float* row = scores_;  // fp32 staging of one query row
         __mmask16 bad = 0;
         for (int lane = 0; lane < lanePad_; ++lane) {
@@ -454,30 +500,17 @@ class AmxTaskRunner {
     }
 
     void PrefetchQuery(int lane) const {
-        const int64_t base =
-            item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
-        const char* q = static_cast<const char*>(call_.query) + base * 2;
+        const char* q = static_cast<const char*>(call_.query) + QueryBase(lane) * 2;
         for (int64_t at = 0; at < int64_t{call_.headDim} * 2; at += 64)
             __builtin_prefetch(q + at);
     }
 
-    // One lane's query as fp32 [d32], zero past headDim: converted here when the queries are used as stored,
-    // else through QueryElement (which applies and rounds qScale).
+    // One lane's query as fp32 [d32], zero past headDim, through QueryElement (which applies and rounds
+    // qScale).
     void LoadQuery(int lane, float* row) const {
-        const int64_t base =
-            item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
-        if (!options_.queriesAsStored) {
-            for (int64_t c = 0; c < l_.d32; ++c)
-                row[c] = c < call_.headDim ? QueryElement(call_, base + c) : 0.0f;
-            return;
-        }
-        const auto* q = static_cast<const uint16_t*>(call_.query) + base;
-        for (int64_t c = 0; c < l_.d32; c += 16) {
-            const int64_t valid = Max(0, Min(call_.headDim - c, 16));
-            const __m256i raw = _mm256_maskz_loadu_epi16(static_cast<__mmask16>((1u << valid) - 1u), q + c);
-            _mm512_storeu_ps(row + c,
-                             call_.queryType == ACL_FLOAT16 ? _mm512_cvtph_ps(raw) : Bf16ToFloat(raw));
-        }
+        const int64_t base = QueryBase(lane);
+        for (int64_t c = 0; c < l_.d32; ++c)
+            row[c] = c < call_.headDim ? QueryElement(call_, base + c) : 0.0f;
     }
 
     // logit = (dot * dotMul + razor * razorMul) * postMul, the row scale s in dotMul and razorMul when
@@ -529,30 +562,21 @@ class AmxTaskRunner {
                !call_.clamp;
     }
 
-    // The largest norm of the keys at the task's rows' own positions (each row's last visible key), or -1.
+    // The largest norm of the keys at the task's rows' own positions (each row's last visible key), or -1
+    // when one of them is not finite. Staged through the packing rows, which no block is using yet.
     float DiagonalKeyNorm() const {
         const int64_t first = item_.prefix + task_.rowBegin, last = item_.prefix + task_.rowEnd - 1;
         if (first < item_.kvBegin || last >= item_.kvEnd) return -1.0f;
         float norm = 0.0f;
-        const auto* base = static_cast<const char*>(call_.key.data);
-        for (int64_t j = first; j <= last; ++j) {
-            const char* row = base + RowOffset(call_.key, item_, j) * 2;
-            float squares = 0.0f;
-            for (int c = 0; c < call_.headDim; ++c) {
-                const int64_t at = call_.key.channelTile == 0
-                                       ? c
-                                       : (c / call_.key.channelTile) * call_.key.channelTileStride +
-                                             c % call_.key.channelTile;
-                uint16_t bits;
-                __builtin_memcpy(&bits, row + at * 2, 2);
-                const float x = call_.key.dtype == ACL_FLOAT16
-                                    ? _cvtsh_ss(bits)
-                                    : __builtin_bit_cast(float, static_cast<uint32_t>(bits) << 16);
-                squares += x * x;
+        for (int64_t j = first; j <= last; j += kBlockKeys) {
+            const int n = static_cast<int>(Min(kBlockKeys, last + 1 - j));
+            float largest = 0.0f;
+            if (StageRows(call_.key, item_, j, n, j + n, n, l_.d32, stageHi_, splitKeys_ ? stageLo_ : nullptr,
+                          &largest) ||
+                !(largest <= 3e38f)) {
+                return -1.0f;
             }
-            const float rowNorm = __builtin_sqrtf(squares);
-            if (rowNorm != rowNorm || rowNorm > 3e38f) return -1.0f;
-            norm = rowNorm > norm ? rowNorm : norm;
+            norm = largest > norm ? largest : norm;
         }
         return norm;
     }
