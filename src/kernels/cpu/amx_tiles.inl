@@ -44,9 +44,15 @@ struct Product {
 };
 
 // C = [C +] sum over products of A_i B_i: mTiles and nTiles (tiles of 16 rows / 16 columns) even, kSteps
-// steps of 32 elements of K.
-inline void TileGemm(const Product* products, int productCount, int64_t aStride, int64_t bStride, int kSteps,
-                     int mTiles, int nTiles, float* c, int64_t cStride, bool accumulate) {
+// steps of 32 elements of K. between() is called after each step's four tile products are issued: vector work
+// placed there runs while the matrix unit computes them (the products are independent of it).
+inline int TileSteps(int productCount, int kSteps, int mTiles, int nTiles) {
+    return productCount * kSteps * (mTiles / 2) * (nTiles / 2);
+}
+
+template <class Between>
+void TileGemm(const Product* products, int productCount, int64_t aStride, int64_t bStride, int kSteps, int mTiles,
+              int nTiles, float* c, int64_t cStride, bool accumulate, Between&& between) {
     auto* cBytes = reinterpret_cast<char*>(c);
     for (int mi = 0; mi < mTiles; mi += 2) {
         for (int ni = 0; ni < nTiles; ni += 2) {
@@ -77,6 +83,7 @@ inline void TileGemm(const Product* products, int productCount, int64_t aStride,
                     _tile_dpbf16ps(1, 4, 7);
                     _tile_dpbf16ps(2, 5, 6);
                     _tile_dpbf16ps(3, 5, 7);
+                    between();
                 }
             }
             _tile_stored(0, c00, cStride);

@@ -84,7 +84,7 @@ struct AmxLayout {
     int64_t keyPart, valuePart;  // bytes of one part (hi or lo) of one block
     int64_t stageHi, stageLo;    // bf16 [kBlockKeys, max(d32, v32)] rows of the block being packed
     int64_t weights;             // bf16 [kLanePad, kBlockKeys] P
-    int64_t scores;              // fp32 [kLanePad, kBlockKeys]
+    int64_t scores;              // fp32 [2][kLanePad, kBlockKeys]: two blocks' scores (Run's pipeline)
     int64_t acc;                 // fp32 [kLanePad, v32]
     int64_t razor;               // fp32 [kBlockKeys]
     int64_t total;
@@ -110,7 +110,7 @@ AmxLayout LayoutFor(int headDim, int headDimV) {
     l.stageHi = take(kBlockKeys * Max(l.d32, l.v32) * 2);
     l.stageLo = take(kBlockKeys * Max(l.d32, l.v32) * 2);
     l.weights = take(kLanePad * kBlockKeys * 2);
-    l.scores = take(kLanePad * kBlockKeys * 4);
+    l.scores = take(2 * kLanePad * kBlockKeys * 4);
     l.acc = take(kLanePad * l.v32 * 4);
     l.razor = take(kBlockKeys * 4);
     l.total = at;
@@ -173,7 +173,7 @@ struct LaneSteps {
     __mmask16 visible;
 };
 
-LaneSteps StepLanes(V oldMax, V tileMax) {
+LaneSteps StepState(V oldMax, V tileMax) {
     const V negInf = _mm512_set1_ps(kNegInf);
     const __mmask16 nan = _mm512_cmp_ps_mask(oldMax, tileMax, _CMP_UNORD_Q);
     const V newMax = _mm512_max_ps(oldMax, tileMax);
@@ -375,6 +375,37 @@ bool Takes(const KernelCall& call, const Task& task) {
            task.kvEnd > task.kvBegin && Lanes(item, task) >= kMinLanes && Lanes(item, task) <= kLanePad;
 }
 
+// A block of keys a task computes: [j0, j0 + n), `rows` of them padded to whole sub-blocks, block `index` of
+// the chunk, its mask classes per sub-block, and its score buffer.
+struct BlockRef {
+    int32_t j0, n;
+    int rows, index;
+    plan::TileClass classes[kBlockKeys / kSubBlock];
+    float* scores;
+};
+
+// Runs work(lane) for lanes [0, lanes), a few at each of `steps` calls (TileGemm's between()), the rest at
+// Finish().
+template <class Work>
+class LaneFeed {
+  public:
+    LaneFeed(Work work, int lanes, int steps)
+        : work_(work), lanes_(lanes), perStep_(steps > 0 ? (lanes + steps - 1) / steps : lanes) {}
+    void operator()() {
+        for (int i = 0; i < perStep_ && next_ < lanes_; ++i)
+            work_(next_++);
+    }
+    void Finish() {
+        while (next_ < lanes_)
+            work_(next_++);
+    }
+
+  private:
+    Work work_;
+    int next_ = 0;
+    const int lanes_, perStep_;
+};
+
 class AmxTaskRunner {
   public:
     AmxTaskRunner(const KernelCall& call, const Task& task, char* scratch, const AmxLayout& layout,
@@ -404,13 +435,44 @@ class AmxTaskRunner {
           razor_(Array<float>(scratch, l_.razor)) {}
 
     // False (having written nothing) when a query is not finite: the caller hands the task to AVX-512.
+    // Blocks are pipelined so that the vector work of one block runs while the matrix unit computes the
+    // tile products of another: the weights of block k-1 beside the scores of block k, the logits of block k
+    // beside the values of block k-1 (each block's scores have their own buffer).
     bool Run() {
         if (!LoadQueries()) return false;
         Init();
         ClaimChunk();
         ConfigureTiles();
-        for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += kBlockKeys)
-            Block(j0, static_cast<int32_t>(Min(kBlockKeys, task_.kvEnd - j0)));
+        BlockRef blocks[2];
+        int started = 0;
+        for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += kBlockKeys) {
+            BlockRef& block = blocks[started % 2];
+            if (!Prepare(j0, static_cast<int32_t>(Min(kBlockKeys, task_.kvEnd - j0)), started % 2, block))
+                continue;
+            if (started == 0) {
+                Scores(block, [] {});
+                for (int lane = 0; lane < lanes_; ++lane)
+                    tileMax_[lane] = LaneLogits(block, lane);
+            } else {
+                const BlockRef& previous = blocks[(started - 1) % 2];
+                StepLanes();
+                LaneFeed weigh{[&](int lane) { WeighLane(previous, lane); }, lanes_, ScoreSteps(block)};
+                Scores(block, weigh);
+                weigh.Finish();
+                LaneFeed logits{[&](int lane) { tileMax_[lane] = LaneLogits(block, lane); }, lanes_,
+                                ValueSteps(previous)};
+                Accumulate(previous, logits);
+                logits.Finish();
+            }
+            ++started;
+        }
+        if (started > 0) {
+            const BlockRef& last = blocks[(started - 1) % 2];
+            StepLanes();
+            for (int lane = 0; lane < lanes_; ++lane)
+                WeighLane(last, lane);
+            Accumulate(last, [] {});
+        }
         ReleaseTiles();
         if (task_.partial < 0) {
             StoreOutputs();
@@ -532,27 +594,29 @@ class AmxTaskRunner {
         Fill(weights_, lanePad_ * kBlockKeys, uint16_t{0});
     }
 
-    void Block(int32_t j0, int32_t n) {
+    // Keys [j0, j0 + n) as a block to compute into score buffer `buffer`: its mask classes, razor offsets and
+    // packed K and V. False when the block takes no part (hidden, or provably of weight 0).
+    bool Prepare(int32_t j0, int32_t n, int buffer, BlockRef& block) {
         const bool masked = call_.mask != plan::MaskKind::kNone;
         if (masked && ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, j0, j0 + n) ==
                           plan::TileClass::kHidden) {
-            return;  // every term -inf: the keys take no part
+            return false;  // every term -inf: the keys take no part
         }
-        if (WeighsNothing(j0, n)) return;
-        const int rows = static_cast<int>(Round(n, kSubBlock));
-        plan::TileClass classes[kBlockKeys / kSubBlock] = {};
-        for (int b = 0; b * kSubBlock < n; ++b) {
+        if (WeighsNothing(j0, n)) return false;
+        block.j0 = j0;
+        block.n = n;
+        block.rows = static_cast<int>(Round(n, kSubBlock));
+        block.index = (j0 - task_.kvBegin) / kBlockKeys;
+        block.scores = scores_ + buffer * kLanePad * kBlockKeys;
+        for (int b = 0; b < kBlockKeys / kSubBlock; ++b) {
             const int32_t from = j0 + b * kSubBlock, to = static_cast<int32_t>(Min(j0 + n, from + kSubBlock));
-            classes[b] = masked ? ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, from, to)
-                                : plan::TileClass::kVisible;
+            block.classes[b] = !masked || from >= to
+                                   ? plan::TileClass::kVisible
+                                   : ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, from, to);
         }
         if (call_.razorOffset != nullptr) LoadRazor(j0, n);
-        const int block = (j0 - task_.kvBegin) / kBlockKeys;
-        if (!chunk_->packed[block]) Pack(block, j0, n, rows);
-        Scores(block, j0, n, rows);
-        for (int first = 0; first < lanes_; first += 16)
-            Softmax(first, static_cast<int>(Min(16, lanes_ - first)), j0, n, rows, classes);
-        Accumulate(block, j0, n, rows);
+        if (!chunk_->packed[block.index]) Pack(block.index, j0, n, block.rows);
+        return true;
     }
 
     // A causal or sliding-window mask whose hidden keys take a finite value (ATB's -10000 in fp16 compressed
@@ -649,29 +713,40 @@ class AmxTaskRunner {
         }
     }
 
+    // Tile steps of a block's products (LaneFeed spreads vector work over them).
+    int ScoreSteps(const BlockRef& block) const {
+        return TileSteps(splitKeys_ ? 3 : 1, static_cast<int>(l_.d32 / kPairSteps), mTiles_,
+                         block.rows / kTileRows);
+    }
+    int ValueSteps(const BlockRef& block) const {
+        return TileSteps(splitValues_ ? 2 : 1, block.rows / kPairSteps, mTiles_,
+                         static_cast<int>(l_.v32 / kTileRows));
+    }
+
     // scores [lanes, rows] = Q K^T (unscaled dots).
-    void Scores(int block, int32_t j0, int32_t n, int rows) {
-        if (chunk_->keysNonFinite[block]) {
-            StageKeys(j0, n, rows);
-            return ExactScores(rows);
+    template <class Between>
+    void Scores(const BlockRef& block, Between&& between) {
+        if (chunk_->keysNonFinite[block.index]) {
+            StageKeys(block.j0, block.n, block.rows);
+            return ExactScores(block);
         }
-        const uint16_t *kHi = KeyPart(block, 0), *kLo = KeyPart(block, 1);
+        const uint16_t *kHi = KeyPart(block.index, 0), *kLo = KeyPart(block.index, 1);
         const Product split[] = {{qHi_, kHi}, {qHi_, kLo}, {qLo_, kHi}};
         TileGemm(split, splitKeys_ ? 3 : 1, l_.d32 * 2, kBlockKeys * 4, static_cast<int>(l_.d32 / kPairSteps),
-                 mTiles_, rows / kTileRows, scores_, kBlockKeys * 4, false);
+                 mTiles_, block.rows / kTileRows, block.scores, kBlockKeys * 4, false, between);
     }
 
     // The same dots in fp32 from the exact parts, for a block with a non-finite key.
-    void ExactScores(int rows) {
+    void ExactScores(const BlockRef& block) {
         for (int lane = 0; lane < lanes_; ++lane) {
-            for (int t = 0; t < rows; ++t) {
+            for (int t = 0; t < block.rows; ++t) {
                 V dot = _mm512_setzero_ps();
                 for (int64_t c = 0; c < l_.d32; c += 16) {
                     const V q = Part(qHi_, qLo_, splitKeys_, lane * l_.d32 + c);
                     const V k = Part(stageHi_, stageLo_, splitKeys_, t * l_.d32 + c);
                     dot = _mm512_fmadd_ps(q, k, dot);
                 }
-                scores_[lane * kBlockKeys + t] = _mm512_reduce_add_ps(dot);
+                block.scores[lane * kBlockKeys + t] = _mm512_reduce_add_ps(dot);
             }
         }
     }
@@ -682,42 +757,30 @@ class AmxTaskRunner {
         return _mm512_add_ps(h, Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo + at))));
     }
 
-    // The online-softmax step of lanes [first, first + count), count <= 16, over one block: each lane's
-    // logits (mask terms added) replace its dots in scores_, then the state steps for the lanes at once, and
-    // their weights (times value.shrink, rounded to bf16) go to weights_ and the rounded weights' sum to
-    // sum_, so that acc / sum weighs the values by exactly the weights used.
-    void Softmax(int first, int count, int32_t j0, int32_t n, int rows, const plan::TileClass* classes) {
-        const int vectors = rows / 16;
-        alignas(64) float tileMax[16], newMax[16], rescale[16], tileSum[16];
-        Fill(tileMax, 16, kNegInf);
-        for (int i = 0; i < count; ++i)
-            tileMax[i] = LaneLogits(first + i, j0, n, vectors, classes);
-        const auto lanes = static_cast<__mmask16>((1u << count) - 1u);
-        const LaneSteps step = StepLanes(_mm512_mask_loadu_ps(_mm512_set1_ps(kNegInf), lanes, max_ + first),
-                                         _mm512_load_ps(tileMax));
-        _mm512_store_ps(newMax, step.newMax);
-        _mm512_store_ps(rescale, step.rescale);
-        for (int i = 0; i < count; ++i) {
-            const bool visible = (step.visible >> i) & 1u;
-            tileSum[i] = visible ? LaneWeights(first + i, vectors, newMax[i], rescale[i]) : 0.0f;
-            if (!visible) Fill(weights_ + (first + i) * kBlockKeys, rows, uint16_t{0});
+    // The online-softmax step of every lane over one block, sixteen lanes at once, from the block's maxima
+    // in tileMax_: max_ becomes the new maxima, rescale_ the factors l and acc are scaled by, visible_ which
+    // lanes have a visible logit.
+    void StepLanes() {
+        for (int first = 0; first < lanes_; first += 16) {
+            const auto lanes =
+                static_cast<__mmask16>(lanes_ - first >= 16 ? 0xFFFFu : (1u << (lanes_ - first)) - 1u);
+            const LaneSteps step =
+                StepState(_mm512_mask_loadu_ps(_mm512_set1_ps(kNegInf), lanes, max_ + first),
+                          _mm512_load_ps(tileMax_ + first));
+            _mm512_mask_storeu_ps(max_ + first, lanes, step.newMax);
+            _mm512_store_ps(rescale_ + first, step.rescale);
+            visible_[first / 16] = step.visible;
         }
-        // value.shrink is a power of two: dividing by it is exact.
-        const V sum =
-            _mm512_fmadd_ps(_mm512_maskz_loadu_ps(lanes, sum_ + first), step.rescale,
-                            _mm512_div_ps(_mm512_load_ps(tileSum), _mm512_set1_ps(call_.value.shrink)));
-        _mm512_mask_storeu_ps(sum_ + first, lanes, sum);
-        _mm512_mask_storeu_ps(max_ + first, lanes, step.newMax);
     }
 
     // One lane's logits with their mask terms, written over its dots; returns their maximum (NaN when one is
     // NaN).
-    float LaneLogits(int lane, int32_t j0, int32_t n, int vectors, const plan::TileClass* classes) {
+    float LaneLogits(const BlockRef& block, int lane) {
+        const int vectors = block.rows / 16;
         V x[kVectors];
-        Logits(lane, vectors, x);
-        if (call_.mask != plan::MaskKind::kNone || n < vectors * 16)
-            MaskLogits(lane, j0, n, vectors, classes, x);
-        float* s = scores_ + lane * kBlockKeys;
+        Logits(block, lane, x);
+        if (call_.mask != plan::MaskKind::kNone || block.n < vectors * 16) MaskLogits(block, lane, x);
+        float* s = block.scores + lane * kBlockKeys;
         V top = _mm512_set1_ps(kNegInf);
         __mmask16 nan = 0;
 #pragma GCC unroll 8
@@ -730,11 +793,25 @@ class AmxTaskRunner {
         return nan != 0 ? __builtin_nanf("") : _mm512_reduce_max_ps(top);
     }
 
-    // One visible lane's weights e^(logit - newMax) * value.shrink as bf16 in weights_, its acc scaled by
+    // One lane's weights over a stepped block, times value.shrink and rounded to bf16, in weights_; its acc
+    // and l scaled by rescale_ and the rounded weights' sum added to l, so that acc / l weighs the values by
+    // exactly the weights used. value.shrink is a power of two: dividing by it is exact.
+    void WeighLane(const BlockRef& block, int lane) {
+        if (((visible_[lane / 16] >> (lane % 16)) & 1u) == 0) {
+            Fill(weights_ + lane * kBlockKeys, block.rows, uint16_t{0});
+            return;
+        }
+        const float rescale = rescale_[lane];
+        const float total = LaneWeights(block, lane, max_[lane], rescale);
+        sum_[lane] = __builtin_fmaf(sum_[lane], rescale, total / call_.value.shrink);
+    }
+
+    // A visible lane's weights e^(logit - newMax) * value.shrink as bf16 in weights_, its acc scaled by
     // `rescale`; returns the sum of the rounded weights. logit - newMax is formed first: a finite mask value
     // such as -3e38 times log2(e) is beyond fp32.
-    float LaneWeights(int lane, int vectors, float newMax, float rescale) {
-        const float* s = scores_ + lane * kBlockKeys;
+    float LaneWeights(const BlockRef& block, int lane, float newMax, float rescale) {
+        const int vectors = block.rows / 16;
+        const float* s = block.scores + lane * kBlockKeys;
         uint16_t* weights = weights_ + lane * kBlockKeys;
         const V log2e = _mm512_set1_ps(kLog2e), shift = _mm512_set1_ps(newMax);
         const V shrink = _mm512_set1_ps(shrinkExponent_);
@@ -758,8 +835,9 @@ class AmxTaskRunner {
     }
 
     // logit = (dot * dotMul + razor * razorMul) * postMul, clamped.
-    void Logits(int lane, int vectors, V* x) const {
-        const float* s = scores_ + lane * kBlockKeys;
+    void Logits(const BlockRef& block, int lane, V* x) const {
+        const int vectors = block.rows / 16;
+        const float* s = block.scores + lane * kBlockKeys;
         const V dotMul = _mm512_set1_ps(dotMul_[lane]), razorMul = _mm512_set1_ps(razorMul_[lane]);
         const V postMul = _mm512_set1_ps(postMul_[lane]),
                 scale = _mm512_set1_ps(dotMul_[lane] * postMul_[lane]);
@@ -784,7 +862,9 @@ class AmxTaskRunner {
 
     // The mask terms of keys [j0, j0 + n): hidden sub-blocks and keys past n -inf, partial sub-blocks their
     // terms (causal ones by vector compares, others through AddMaskTerms).
-    void MaskLogits(int lane, int32_t j0, int32_t n, int vectors, const plan::TileClass* classes, V* x) {
+    void MaskLogits(const BlockRef& block, int lane, V* x) {
+        const int32_t j0 = block.j0, n = block.n;
+        const int vectors = block.rows / 16;
         const int32_t position = item_.prefix + static_cast<int32_t>(RowOf(lane));
         const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
         const __m512i p = _mm512_set1_epi32(position);
@@ -795,7 +875,7 @@ class AmxTaskRunner {
         for (int i = 0; i < kVectors; ++i) {
             if (i >= vectors) break;
             const int32_t from = 16 * i;
-            const plan::TileClass tile = classes[from / kSubBlock];
+            const plan::TileClass tile = block.classes[from / kSubBlock];
             const auto valid = static_cast<__mmask16>(
                 n - from >= 16 ? 0xFFFFu : (n - from <= 0 ? 0u : (1u << (n - from)) - 1u));
             if (tile == plan::TileClass::kHidden || valid == 0) {
@@ -810,7 +890,7 @@ class AmxTaskRunner {
                     if (options_.window > 0) hidden |= _mm512_cmple_epi32_mask(j, behind);
                     x[i] = _mm512_mask_mov_ps(x[i], hidden, hideAll ? term : _mm512_add_ps(x[i], term));
                 } else {
-                    float* s = scores_ + lane * kBlockKeys + from;
+                    float* s = block.scores + lane * kBlockKeys + from;
                     _mm512_storeu_ps(s, x[i]);
                     AddMaskTerms(call_, item_, HeadOf(lane), RowOf(lane), j0 + from,
                                  static_cast<int32_t>(Min(n - from, 16)), s);
@@ -822,16 +902,18 @@ class AmxTaskRunner {
     }
 
     // acc += P V.
-    void Accumulate(int block, int32_t j0, int32_t n, int rows) {
-        if (chunk_->valuesNonFinite[block]) {
-            StageValues(j0, n, rows);
-            return ExactAccumulate(n);
+    template <class Between>
+    void Accumulate(const BlockRef& block, Between&& between) {
+        if (chunk_->valuesNonFinite[block.index]) {
+            StageValues(block.j0, block.n, block.rows);
+            return ExactAccumulate(block.n);
         }
-        const uint16_t *vHi = ValuePart(block, 0), *vLo = ValuePart(block, 1);
+        const uint16_t *vHi = ValuePart(block.index, 0), *vLo = ValuePart(block.index, 1);
         const Product bf16[] = {{weights_, vHi}};
         const Product split[] = {{weights_, vHi}, {weights_, vLo}};
         TileGemm(splitValues_ ? split : bf16, splitValues_ ? 2 : 1, kBlockKeys * 2, l_.v32 * 4,
-                 rows / kPairSteps, mTiles_, static_cast<int>(l_.v32 / kTileRows), acc_, l_.v32 * 4, true);
+                 block.rows / kPairSteps, mTiles_, static_cast<int>(l_.v32 / kTileRows), acc_, l_.v32 * 4,
+                 true, between);
     }
 
     // The same sums in fp32 for a block with a non-finite value; keys of weight 0 take no part.
@@ -897,6 +979,9 @@ class AmxTaskRunner {
     float diagonalNorm_ = -1.0f;  // DiagonalKeyNorm(), or -1: no block is skipped by WeighsNothing
     float dotMul_[kLanePad] = {}, razorMul_[kLanePad] = {}, postMul_[kLanePad] = {}, max_[kLanePad] = {},
           sum_[kLanePad] = {};
+    alignas(64) float tileMax_[kLanePad] = {};  // the maxima of the block being stepped
+    alignas(64) float rescale_[kLanePad] = {};
+    __mmask16 visible_[kLanePad / 16] = {};
 };
 
 // The order the runner takes the schedule in. kernel_call.cpp lays each work item's tasks out row block by
