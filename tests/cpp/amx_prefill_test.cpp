@@ -243,5 +243,29 @@ TEST_F(AmxPrefillOnly, NaNInAQueryMakesOnlyItsRowNaN) {
     EXPECT_EQ(NaNRows(call, 4, 64), (std::vector<std::pair<int64_t, int64_t>>{{77, 3}}));
 }
 
+// An infinite query element under clamp: the reference's scores of that row are clamped to finite logits, so
+// its output is finite. On tiles the split infinity would add inf * 0 = NaN (hi * lo parts); cpu:amx computes
+// such a row's dots in fp32 from the exact parts, and the whole output meets the precision standard.
+TEST_F(AmxPrefillOnly, InfiniteQueryUnderClampMeetsThePrecisionStandard) {
+    for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        Param p = Encoder(4, 2, Param::MASK_TYPE_NORM);
+        p.clampType = Param::CLAMP_TYPE_MIN_MAX;
+        p.clampMin = -4.0f;
+        p.clampMax = 4.0f;
+        TestCall call = MakeSaCall(p, Shape(64, {300}, dtype));
+        SetElement(call.In("query"), (77 * 4 + 3) * 64 + 1, INFINITY);
+        const std::vector<double> reference = ReferenceResult(call);
+        for (double v : reference)
+            ASSERT_TRUE(std::isfinite(v));
+        const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(run.kernel, kAmx);
+        const io::HostTensor& out = call.outputs.at(0);
+        const verify::PrecisionReport report = verify::CheckPrecision(
+            out.bytes.data(), out.desc.dtype, reference, verify::PrecisionEpsilon(out.desc.dtype, 64, 300));
+        EXPECT_TRUE(report.pass && report.checked > 0) << report.Summary();
+    }
+}
+
 }  // namespace
 }  // namespace atbx::test

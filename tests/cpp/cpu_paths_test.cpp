@@ -58,6 +58,10 @@ std::vector<PathCase> Cases() {
         // Dequantised int8 caches over several key chunks (partial states merged).
         {"dequant_offsets_long", 8, 2, 128, Shape(128, 16, {1100, 5}, ACL_BF16), Param::CALC_TYPE_UNDEFINED,
          true},
+        // 32 query heads per kv head: cpu:amx runs the kv heads of a task side by side on tiles.
+        {"gqa32_kv_heads_side_by_side", 64, 2, 128, Shape(128, 16, {700, 33}, ACL_FLOAT16)},
+        {"spec2_gqa16_kv_heads_side_by_side", 64, 4, 128, Shape(128, 16, {300, 40}, ACL_BF16, {2, 2}),
+         Param::CALC_TYPE_SPEC},
         {"spec_1_to_16", 8, 2, 128, Shape(128, 16, {30, 20, 40, 16}, ACL_FLOAT16, {1, 16, 5, 16}),
          Param::CALC_TYPE_SPEC},
     };
@@ -102,16 +106,21 @@ TEST_P(CpuPathTest, MeetsThePrecisionStandardOnOddSizes) {
     }
 }
 
+// The first case, and one whose tasks group kv heads (how many depends on the thread count).
 TEST_P(CpuPathTest, OneTwoAndThreeThreadsGiveIdenticalBits) {
-    TestCall call = MakeCall(Cases()[0]);
-    std::vector<uint8_t> first;
-    for (int threads : {1, 2, 3}) {
-        const RunResult run = Execute(call, Backend::kCpu, threads, Path());
-        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-        if (first.empty()) {
-            first = call.outputs[0].bytes;
-        } else {
-            EXPECT_EQ(call.outputs[0].bytes, first) << threads << " threads";
+    for (const PathCase& c : Cases()) {
+        if (c.name != Cases()[0].name && c.name != "gqa32_kv_heads_side_by_side") continue;
+        SCOPED_TRACE(c.name);
+        TestCall call = MakeCall(c);
+        std::vector<uint8_t> first;
+        for (int threads : {1, 2, 3}) {
+            const RunResult run = Execute(call, Backend::kCpu, threads, Path());
+            ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+            if (first.empty()) {
+                first = call.outputs[0].bytes;
+            } else {
+                EXPECT_EQ(call.outputs[0].bytes, first) << threads << " threads";
+            }
         }
     }
 }

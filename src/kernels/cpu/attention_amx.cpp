@@ -64,14 +64,20 @@ void Fill(T* at, int64_t n, T value) {
 // chunk of the same work item (the row blocks of one chunk), so each block is converted and packed once per
 // thread and chunk, on first use. What is packed depends on the keys alone, so results do not depend on
 // which thread ran which task.
+// A task spanning several items (the kv heads of a decode step) runs them side by side instead, up to
+// kMaxItems at once, each with its lanes padded to whole pairs of tiles: the runner packs the current block
+// of every item, reading each cache slot's rows of those heads in memory order, into two slots per item
+// (the pipeline holds two blocks), and keeps no chunk.
 constexpr int kChunkBlocks = kKvChunk / kBlockKeys;
+constexpr int kMaxItems = kLanePad / (2 * 16);
+constexpr int kPackSlots = kChunkBlocks > 2 * kMaxItems ? kChunkBlocks : 2 * kMaxItems;
 struct ChunkState {
     int32_t item, kvBegin, kvEnd;
     bool valid;
-    bool packed[kChunkBlocks];
-    bool keysNonFinite[kChunkBlocks];  // such blocks are computed in fp32 (the file comment)
-    bool valuesNonFinite[kChunkBlocks];
-    float keyNorm[kChunkBlocks];  // the largest norm of the block's keys
+    bool packed[kPackSlots];
+    bool keysNonFinite[kPackSlots];  // such blocks are computed in fp32 (the file comment)
+    bool valuesNonFinite[kPackSlots];
+    float keyNorm[kPackSlots];  // the largest norm of the block's keys
 };
 
 // Byte offsets of one thread's arrays inside its AMX scratch; d32 / v32: head sizes rounded up to 32.
@@ -79,10 +85,11 @@ struct AmxLayout {
     int64_t d32, v32;
     int64_t qHi, qLo;            // bf16 [kLanePad, d32] the task's queries
     int64_t chunk;               // ChunkState: which keys chunkKeys / chunkValues hold
-    int64_t chunkKeys;           // per block of the chunk, hi then lo: bf16 pairs [d32 / 2, kBlockKeys, 2]
-    int64_t chunkValues;         // per block of the chunk, hi then lo: bf16 pairs [kBlockKeys / 2, v32, 2]
+    int64_t chunkKeys;           // per packed slot, hi then lo: bf16 pairs [d32 / 2, kBlockKeys, 2]
+    int64_t chunkValues;         // per packed slot, hi then lo: bf16 pairs [kBlockKeys / 2, v32, 2]
     int64_t keyPart, valuePart;  // bytes of one part (hi or lo) of one block
-    int64_t stageHi, stageLo;    // bf16 [kBlockKeys, max(d32, v32)] rows of the block being packed
+    int64_t stageRows;           // elements of one item's staged rows: kBlockKeys * max(d32, v32)
+    int64_t stageHi, stageLo;    // bf16 [kMaxItems][kBlockKeys, max(d32, v32)] rows of the block being packed
     int64_t weights;             // bf16 [kLanePad, kBlockKeys] P
     int64_t scores;              // fp32 [2][kLanePad, kBlockKeys]: two blocks' scores (Run's pipeline)
     int64_t acc;                 // fp32 [kLanePad, v32]
@@ -105,10 +112,11 @@ AmxLayout LayoutFor(int headDim, int headDimV) {
     l.keyPart = kBlockKeys * l.d32 * 2;
     l.valuePart = kBlockKeys * l.v32 * 2;
     l.chunk = take(sizeof(ChunkState));
-    l.chunkKeys = take(kChunkBlocks * 2 * l.keyPart);
-    l.chunkValues = take(kChunkBlocks * 2 * l.valuePart);
-    l.stageHi = take(kBlockKeys * Max(l.d32, l.v32) * 2);
-    l.stageLo = take(kBlockKeys * Max(l.d32, l.v32) * 2);
+    l.chunkKeys = take(kPackSlots * 2 * l.keyPart);
+    l.chunkValues = take(kPackSlots * 2 * l.valuePart);
+    l.stageRows = kBlockKeys * Max(l.d32, l.v32);
+    l.stageHi = take(kMaxItems * l.stageRows * 2);
+    l.stageLo = take(kMaxItems * l.stageRows * 2);
     l.weights = take(kLanePad * kBlockKeys * 2);
     l.scores = take(2 * kLanePad * kBlockKeys * 4);
     l.acc = take(kLanePad * l.v32 * 4);
@@ -187,68 +195,115 @@ LaneSteps StepState(V oldMax, V tileMax) {
             static_cast<__mmask16>(~hidden)};
 }
 
-// Element offset of channel 0 of key j of the item's kv head.
-int64_t RowOffset(const KvView& kv, const plan::WorkItem& item, int64_t j) {
-    if (kv.blockTable == nullptr)
-        return item.kvSequence * kv.sequenceStride + j * kv.slotStride + item.kvHead * kv.headStride;
-    const int64_t block = kv.blockTable[item.kvSequence * kv.tableStride + j / kv.blockSize];
-    return block * kv.blockStride + (j % kv.blockSize) * kv.slotStride + item.kvHead * kv.headStride;
-}
-
-// Keys [j0, j0 + n) of an fp16 or bf16 cache as bf16 rows `width` elements apart (zero past headDim and for
-// rows [n, rows)), split into hi and lo for fp16 (lo null for bf16). True when one of them is not finite.
 // Cache rows are a few hundred bytes strided by the other heads' rows: each is requested kPrefetchRows rows
-// ahead (up to `end`, the task's last key), as the hardware prefetcher does not run that far.
+// ahead (up to the task's last key), as the hardware prefetcher does not run that far.
 constexpr int kPrefetchRows = 16;
 
-// *largestNorm (when given) becomes the largest Euclidean norm of the rows.
+// The element offset of kv head 0's channel 0 in the slots of one sequence's keys j, j + 1, ...: one block
+// table lookup per cache block rather than a division per key.
+class SlotCursor {
+  public:
+    SlotCursor(const KvView& kv, int64_t sequence, int64_t j) : kv_(kv), sequence_(sequence), j_(j) {
+        Seek();
+    }
+    int64_t offset() const { return offset_; }
+    void Next() {
+        ++j_;
+        if (kv_.blockTable != nullptr && ++slot_ == kv_.blockSize) return Seek();
+        offset_ += kv_.slotStride;
+    }
+
+  private:
+    void Seek() {
+        if (kv_.blockTable == nullptr) {
+            offset_ = sequence_ * kv_.sequenceStride + j_ * kv_.slotStride;
+            return;
+        }
+        slot_ = j_ % kv_.blockSize;
+        const int64_t block = kv_.blockTable[sequence_ * kv_.tableStride + j_ / kv_.blockSize];
+        offset_ = block * kv_.blockStride + slot_ * kv_.slotStride;
+    }
+
+    const KvView& kv_;
+    const int64_t sequence_;
+    int64_t j_, slot_ = 0, offset_ = 0;
+};
+
+void PrefetchRow(const KvView& kv, int64_t offset) {
+    const char* row = static_cast<const char*>(kv.data) + offset * 2;
+    for (int64_t at = 0; at < int64_t{kv.headDim} * 2; at += 64)
+        __builtin_prefetch(row + at);
+}
+
+// The cache row at element `offset` (channel 0) of an fp16 or bf16 cache as a bf16 row of `width` elements
+// (zero past headDim) at hi, split into hi and lo for fp16 (lo null for bf16). Returns the squared norm;
+// *bad gathers the non-finite elements.
+float StageRow(const KvView& kv, int64_t offset, int64_t width, uint16_t* hi, uint16_t* lo, __mmask16* bad) {
+    const char* row = static_cast<const char*>(kv.data) + offset * 2;
+    const bool half = kv.dtype == ACL_FLOAT16;
+    V squares = _mm512_setzero_ps();
+    for (int64_t c0 = 0; c0 < width; c0 += 16) {
+        uint16_t* h = hi + c0;
+        uint16_t* l = lo != nullptr ? lo + c0 : nullptr;
+        const int64_t valid = Max(0, Min(kv.headDim - c0, 16));
+        if (valid == 0) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), _mm256_setzero_si256());
+            if (l != nullptr) _mm256_storeu_si256(reinterpret_cast<__m256i*>(l), _mm256_setzero_si256());
+            continue;
+        }
+        // FRACTAL_NZ tiles are multiples of 16 channels (CallRefusal): 16 channels never cross one.
+        const int64_t at =
+            kv.channelTile == 0 ? c0 : (c0 / kv.channelTile) * kv.channelTileStride + c0 % kv.channelTile;
+        const auto mask = static_cast<__mmask16>((1u << valid) - 1u);
+        const __m256i raw = _mm256_maskz_loadu_epi16(mask, row + at * 2);
+        const V x = half ? _mm512_cvtph_ps(raw) : Bf16ToFloat(raw);
+        *bad |= NonFinite(x);
+        squares = _mm512_fmadd_ps(x, x, squares);
+        if (half) {
+            Split(x, h, l);
+        } else {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), raw);
+        }
+    }
+    return _mm512_reduce_add_ps(squares);
+}
+
+// Keys [j0, j0 + n) of `count` items (kv heads of one sequence) as bf16 rows `width` elements apart, item g's
+// at hi + g * stride (and lo + g * stride), zero for rows [n, rows); slot by slot, so that each slot's rows
+// of the heads are read in memory order. nonFinite[g]: whether one of item g's rows is not finite;
+// largestNorm[g] (when given): the largest Euclidean norm of item g's rows. `end` is the task's last key.
+void StageItemRows(const KvView& kv, const plan::WorkItem* items, int count, int64_t j0, int n, int64_t end,
+                   int rows, int64_t width, uint16_t* hi, uint16_t* lo, int64_t stride, bool* nonFinite,
+                   float* largestNorm = nullptr) {
+    __mmask16 bad[kMaxItems] = {};
+    float largest[kMaxItems] = {};
+    const int64_t sequence = items[0].kvSequence;  // the items share it (kernel_call.cpp, Groupable)
+    SlotCursor at(kv, sequence, j0), ahead(kv, sequence, Min(j0 + kPrefetchRows, end - 1));
+    for (int t = 0; t < n; ++t, at.Next()) {
+        const bool prefetch = j0 + t + kPrefetchRows < end;
+        for (int g = 0; g < count; ++g) {
+            const int64_t head = items[g].kvHead * kv.headStride;
+            if (prefetch) PrefetchRow(kv, ahead.offset() + head);
+            const float squares = StageRow(kv, at.offset() + head, width, hi + g * stride + t * width,
+                                           lo != nullptr ? lo + g * stride + t * width : nullptr, &bad[g]);
+            largest[g] = squares > largest[g] ? squares : largest[g];
+        }
+        if (prefetch) ahead.Next();
+    }
+    for (int g = 0; g < count; ++g) {
+        nonFinite[g] = bad[g] != 0;
+        if (largestNorm != nullptr) largestNorm[g] = __builtin_sqrtf(largest[g]);
+        Fill(hi + g * stride + n * width, (rows - n) * width, uint16_t{0});
+        if (lo != nullptr) Fill(lo + g * stride + n * width, (rows - n) * width, uint16_t{0});
+    }
+}
+
+// StageItemRows of one item; true when one of its rows is not finite.
 bool StageRows(const KvView& kv, const plan::WorkItem& item, int64_t j0, int n, int64_t end, int rows,
                int64_t width, uint16_t* hi, uint16_t* lo, float* largestNorm = nullptr) {
-    const auto* base = static_cast<const char*>(kv.data);
-    const bool half = kv.dtype == ACL_FLOAT16;
-    const int64_t rowBytes = int64_t{kv.headDim} * 2;
-    __mmask16 bad = 0;
-    float largest = 0.0f;
-    for (int t = 0; t < n; ++t) {
-        V squares = _mm512_setzero_ps();
-        if (j0 + t + kPrefetchRows < end) {
-            const char* ahead = base + RowOffset(kv, item, j0 + t + kPrefetchRows) * 2;
-            for (int64_t at = 0; at < rowBytes; at += 64)
-                __builtin_prefetch(ahead + at);
-        }
-        const char* row = base + RowOffset(kv, item, j0 + t) * 2;
-        for (int64_t c0 = 0; c0 < width; c0 += 16) {
-            uint16_t* h = hi + t * width + c0;
-            uint16_t* l = lo != nullptr ? lo + t * width + c0 : nullptr;
-            const int64_t valid = Max(0, Min(kv.headDim - c0, 16));
-            if (valid == 0) {
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), _mm256_setzero_si256());
-                if (l != nullptr) _mm256_storeu_si256(reinterpret_cast<__m256i*>(l), _mm256_setzero_si256());
-                continue;
-            }
-            // FRACTAL_NZ tiles are multiples of 16 channels (CallRefusal): 16 channels never cross one.
-            const int64_t at =
-                kv.channelTile == 0 ? c0 : (c0 / kv.channelTile) * kv.channelTileStride + c0 % kv.channelTile;
-            const auto mask = static_cast<__mmask16>((1u << valid) - 1u);
-            const __m256i raw = _mm256_maskz_loadu_epi16(mask, row + at * 2);
-            const V x = half ? _mm512_cvtph_ps(raw) : Bf16ToFloat(raw);
-            bad |= NonFinite(x);
-            squares = _mm512_fmadd_ps(x, x, squares);
-            if (half) {
-                Split(x, h, l);
-            } else {
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), raw);
-            }
-        }
-        const float norm = __builtin_sqrtf(_mm512_reduce_add_ps(squares));
-        largest = norm > largest ? norm : largest;
-    }
-    if (largestNorm != nullptr) *largestNorm = largest;
-    for (int t = n; t < rows; ++t) {
-        Fill(hi + t * width, width, uint16_t{0});
-        if (lo != nullptr) Fill(lo + t * width, width, uint16_t{0});
-    }
-    return bad != 0;
+    bool nonFinite = false;
+    StageItemRows(kv, &item, 1, j0, n, end, rows, width, hi, lo, 0, &nonFinite, largestNorm);
+    return nonFinite;
 }
 
 // Transposes 16 x 16 32-bit elements (pairs of bf16): out row c = column c of the 16 rows at `in`.
@@ -365,8 +420,8 @@ bool SpansItems(const TaskType& task) {
     }
 }
 
+// The items of a task spanning several (the kv heads of a decode step) run one after another, each on tiles.
 bool Takes(const KernelCall& call, const Task& task) {
-    if (SpansItems(task)) return false;
     const plan::WorkItem& item = call.items[task.item];
     const aclDataType dtype = call.queryType;
     return (dtype == ACL_FLOAT16 || dtype == ACL_BF16) && call.key.dtype == dtype &&
@@ -376,11 +431,12 @@ bool Takes(const KernelCall& call, const Task& task) {
 }
 
 // A block of keys a task computes: [j0, j0 + n), `rows` of them padded to whole sub-blocks, block `index` of
-// the chunk, its mask classes per sub-block, and its score buffer.
+// the chunk, its mask classes per item and sub-block, and its score buffer.
 struct BlockRef {
     int32_t j0, n;
     int rows, index;
-    plan::TileClass classes[kBlockKeys / kSubBlock];
+    int slot;  // packed slot: the chunk's block `index`, or for items side by side 2 * item + slot
+    plan::TileClass classes[kMaxItems][kBlockKeys / kSubBlock];
     float* scores;
 };
 
@@ -408,16 +464,23 @@ class LaneFeed {
 
 class AmxTaskRunner {
   public:
-    AmxTaskRunner(const KernelCall& call, const Task& task, char* scratch, const AmxLayout& layout,
-                  const AmxOptions& options)
+    // Runs items [task.item + firstItem, + itemCount) of the task side by side (itemCount <= MostItems()).
+    // Lane p of the runner is lane p % itemPad_ of item p / itemPad_; lanes past an item's own are zero.
+    AmxTaskRunner(const KernelCall& call, const Task& task, int firstItem, int itemCount, char* scratch,
+                  const AmxLayout& layout, const AmxOptions& options)
         : call_(call),
           task_(task),
-          item_(call.items[task.item]),
+          itemIndex_(task.item + firstItem),
+          items_(call.items + itemIndex_),
+          item_(items_[0]),
+          itemCount_(itemCount),
           l_(layout),
           rows_(task.rowEnd - task.rowBegin),
-          lanes_(item_.headCount * rows_),
-          lanePad_(static_cast<int>(Round(lanes_, 2 * kTileRows))),
-          mTiles_(lanePad_ / kTileRows),
+          itemLanes_(item_.headCount * rows_),
+          itemPad_(static_cast<int>(Round(itemLanes_, 2 * kTileRows))),
+          lanePad_(itemCount * itemPad_),
+          laneBase_(firstItem * itemLanes_),
+          mTiles_(itemPad_ / kTileRows),
           splitKeys_(call.key.dtype == ACL_FLOAT16),
           splitValues_(call.value.dtype == ACL_FLOAT16),
           shrinkExponent_(static_cast<float>(__builtin_ilogbf(call.value.shrink))),
@@ -434,12 +497,16 @@ class AmxTaskRunner {
           acc_(Array<float>(scratch, l_.acc)),
           razor_(Array<float>(scratch, l_.razor)) {}
 
-    // False (having written nothing) when a query is not finite: the caller hands the task to AVX-512.
     // Blocks are pipelined so that the vector work of one block runs while the matrix unit computes the
     // tile products of another: the weights of block k-1 beside the scores of block k, the logits of block k
     // beside the values of block k-1 (each block's scores have their own buffer).
-    bool Run() {
-        if (!LoadQueries()) return false;
+    // Items a runner takes side by side.
+    static int MostItems(int itemLanes) {
+        return static_cast<int>(kLanePad / Round(itemLanes, 2 * kTileRows));
+    }
+
+    void Run() {
+        LoadQueries();
         Init();
         ClaimChunk();
         ConfigureTiles();
@@ -451,15 +518,15 @@ class AmxTaskRunner {
                 continue;
             if (started == 0) {
                 Scores(block, [] {});
-                for (int lane = 0; lane < lanes_; ++lane)
+                for (int lane = 0; lane < lanePad_; ++lane)
                     tileMax_[lane] = LaneLogits(block, lane);
             } else {
                 const BlockRef& previous = blocks[(started - 1) % 2];
                 StepLanes();
-                LaneFeed weigh{[&](int lane) { WeighLane(previous, lane); }, lanes_, ScoreSteps(block)};
+                LaneFeed weigh{[&](int lane) { WeighLane(previous, lane); }, lanePad_, ScoreSteps(block)};
                 Scores(block, weigh);
                 weigh.Finish();
-                LaneFeed logits{[&](int lane) { tileMax_[lane] = LaneLogits(block, lane); }, lanes_,
+                LaneFeed logits{[&](int lane) { tileMax_[lane] = LaneLogits(block, lane); }, lanePad_,
                                 ValueSteps(previous)};
                 Accumulate(previous, logits);
                 logits.Finish();
@@ -469,7 +536,7 @@ class AmxTaskRunner {
         if (started > 0) {
             const BlockRef& last = blocks[(started - 1) % 2];
             StepLanes();
-            for (int lane = 0; lane < lanes_; ++lane)
+            for (int lane = 0; lane < lanePad_; ++lane)
                 WeighLane(last, lane);
             Accumulate(last, [] {});
         }
@@ -479,7 +546,6 @@ class AmxTaskRunner {
         } else {
             StorePartial();
         }
-        return true;
     }
 
   private:
@@ -487,24 +553,30 @@ class AmxTaskRunner {
     static T* Array(char* scratch, int64_t offset) {
         return reinterpret_cast<T*>(scratch + offset);
     }
-    int64_t HeadOf(int lane) const { return item_.headBegin + lane / rows_; }
-    int64_t RowOf(int lane) const { return task_.rowBegin + lane % rows_; }
+    bool Grouped() const { return itemCount_ > 1; }
+    int ItemOf(int lane) const { return lane / itemPad_; }
+    int LocalOf(int lane) const { return lane % itemPad_; }
+    bool Valid(int lane) const { return LocalOf(lane) < itemLanes_; }
+    const plan::WorkItem& WorkItemOf(int lane) const { return items_[ItemOf(lane)]; }
+    int64_t HeadOf(int lane) const { return WorkItemOf(lane).headBegin + LocalOf(lane) / rows_; }
+    int64_t RowOf(int lane) const { return task_.rowBegin + LocalOf(lane) % rows_; }
 
     // Queries as stored (no qScale to apply), 32 channels at a time: bf16 rows copied as they are, fp16 rows
     // split; their largest norm is taken only where WeighsNothing needs it. Lanes past the task's are zero.
-    bool LoadStoredQueries() {
-        const bool half = call_.queryType == ACL_FLOAT16, norms = FiniteCausalTerms();
+    void LoadStoredQueries() {
+        const bool half = call_.queryType == ACL_FLOAT16, norms = FiniteCausalTerms() && !Grouped();
         const __m512i exponent = _mm512_set1_epi16(static_cast<int16_t>(half ? 0x7C00 : 0x7F80));
-        __mmask32 bad = 0;
         for (int lane = 0; lane < lanePad_; ++lane) {
+            __mmask32 bad = 0;
             uint16_t* hi = qHi_ + lane * l_.d32;
             uint16_t* lo = qLo_ + lane * l_.d32;
-            if (lane >= lanes_) {
+            if (!Valid(lane)) {
                 Fill(hi, l_.d32, uint16_t{0});
                 if (splitKeys_) Fill(lo, l_.d32, uint16_t{0});
                 continue;
             }
-            if (lane + kPrefetchRows < lanes_) PrefetchQuery(lane + kPrefetchRows);
+            if (lane + kPrefetchRows < lanePad_ && Valid(lane + kPrefetchRows))
+                PrefetchQuery(lane + kPrefetchRows);
             const auto* q = static_cast<const uint16_t*>(call_.query) + QueryBase(lane);
             V squares = _mm512_setzero_ps();
             for (int64_t c = 0; c < l_.d32; c += 32) {
@@ -527,23 +599,25 @@ class AmxTaskRunner {
             }
             const float norm = __builtin_sqrtf(_mm512_reduce_add_ps(squares));
             queryNorm_ = norm > queryNorm_ ? norm : queryNorm_;
+            MarkNonFinite(lane, bad != 0);
         }
-        return bad == 0;
     }
 
     int64_t QueryBase(int lane) const {
-        return item_.qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
+        return WorkItemOf(lane).qOffset + RowOf(lane) * call_.queryRowStride +
+               HeadOf(lane) * call_.queryHeadStride;
     }
 
     // Queries unscaled: exact in bf16 (hi + lo for fp16); the row scale multiplies the fp32 dot. Lanes past
     // the task's are zero. Queries that take qScale first are formed in fp32 here.
-    bool LoadQueries() {
+    void LoadQueries() {
         if (options_.queriesAsStored) return LoadStoredQueries();
         float* row = scores_;  // fp32 staging of one query row
-        __mmask16 bad = 0;
         for (int lane = 0; lane < lanePad_; ++lane) {
-            if (lane + kPrefetchRows < lanes_) PrefetchQuery(lane + kPrefetchRows);
-            if (lane < lanes_) {
+            __mmask16 bad = 0;
+            if (lane + kPrefetchRows < lanePad_ && Valid(lane + kPrefetchRows))
+                PrefetchQuery(lane + kPrefetchRows);
+            if (Valid(lane)) {
                 LoadQuery(lane, row);
             } else {
                 Fill(row, l_.d32, 0.0f);
@@ -557,8 +631,16 @@ class AmxTaskRunner {
             }
             const float norm = __builtin_sqrtf(_mm512_reduce_add_ps(squares));
             queryNorm_ = norm > queryNorm_ ? norm : queryNorm_;
+            MarkNonFinite(lane, bad != 0);
         }
-        return bad == 0;
+    }
+
+    // A lane whose query holds an inf or NaN has its dots computed in fp32 from the exact parts
+    // (ExactScores): a tile product of a split infinity would add inf * 0 = NaN where the reference has inf *
+    // k.
+    void MarkNonFinite(int lane, bool nonFinite) {
+        nonFinite_[lane] = nonFinite;
+        anyNonFinite_ = anyNonFinite_ || nonFinite;
     }
 
     void PrefetchQuery(int lane) const {
@@ -578,18 +660,19 @@ class AmxTaskRunner {
     // logit = (dot * dotMul + razor * razorMul) * postMul, the row scale s in dotMul and razorMul when
     // |s| <= 1, else in postMul (as the AVX-512 kernel).
     void Init() {
-        for (int lane = 0; lane < lanes_; ++lane) {
-            const auto scale = static_cast<float>(RowScale(call_, item_, RowOf(lane)));
+        for (int lane = 0; lane < lanePad_; ++lane) {
+            max_[lane] = kNegInf;
+            sum_[lane] = 0.0f;
+            if (!Valid(lane)) continue;
+            const auto scale = static_cast<float>(RowScale(call_, WorkItemOf(lane), RowOf(lane)));
             const bool small = scale <= 1.0f && scale >= -1.0f;
             dotMul_[lane] = small ? scale : 1.0f;
             razorMul_[lane] = small ? scale : 1.0f;
             postMul_[lane] = small ? 1.0f : scale;
-            max_[lane] = kNegInf;
-            sum_[lane] = 0.0f;
             const float magnitude = scale < 0.0f ? -scale : scale;
             scaleMax_ = magnitude > scaleMax_ ? magnitude : scaleMax_;
         }
-        diagonalNorm_ = FiniteCausalTerms() ? DiagonalKeyNorm() : -1.0f;
+        diagonalNorm_ = FiniteCausalTerms() && !Grouped() ? DiagonalKeyNorm() : -1.0f;
         Fill(acc_, lanePad_ * l_.v32, 0.0f);
         Fill(weights_, lanePad_ * kBlockKeys, uint16_t{0});
     }
@@ -597,25 +680,41 @@ class AmxTaskRunner {
     // Keys [j0, j0 + n) as a block to compute into score buffer `buffer`: its mask classes, razor offsets and
     // packed K and V. False when the block takes no part (hidden, or provably of weight 0).
     bool Prepare(int32_t j0, int32_t n, int buffer, BlockRef& block) {
+        if (HiddenFromAll(j0, n) || WeighsNothing(j0, n)) return false;
         const bool masked = call_.mask != plan::MaskKind::kNone;
-        if (masked && ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, j0, j0 + n) ==
-                          plan::TileClass::kHidden) {
-            return false;  // every term -inf: the keys take no part
-        }
-        if (WeighsNothing(j0, n)) return false;
         block.j0 = j0;
         block.n = n;
         block.rows = static_cast<int>(Round(n, kSubBlock));
         block.index = (j0 - task_.kvBegin) / kBlockKeys;
+        block.slot = Grouped() ? buffer : block.index;
         block.scores = scores_ + buffer * kLanePad * kBlockKeys;
-        for (int b = 0; b < kBlockKeys / kSubBlock; ++b) {
-            const int32_t from = j0 + b * kSubBlock, to = static_cast<int32_t>(Min(j0 + n, from + kSubBlock));
-            block.classes[b] = !masked || from >= to
-                                   ? plan::TileClass::kVisible
-                                   : ClassifyTile(call_, item_, task_.rowBegin, task_.rowEnd, from, to);
+        for (int g = 0; g < itemCount_; ++g) {
+            for (int b = 0; b < kBlockKeys / kSubBlock; ++b) {
+                const int32_t from = j0 + b * kSubBlock;
+                const auto to = static_cast<int32_t>(Min(j0 + n, from + kSubBlock));
+                block.classes[g][b] = !masked || from >= to ? plan::TileClass::kVisible
+                                                            : ClassifyTile(call_, items_[g], task_.rowBegin,
+                                                                           task_.rowEnd, from, to);
+            }
         }
         if (call_.razorOffset != nullptr) LoadRazor(j0, n);
-        if (!chunk_->packed[block.index]) Pack(block.index, j0, n, block.rows);
+        if (Grouped()) {
+            PackItems(block.slot, j0, n, block.rows);
+        } else if (!chunk_->packed[block.index]) {
+            Pack(block.index, j0, n, block.rows);
+        }
+        return true;
+    }
+
+    // Whether every term of keys [j0, j0 + n) is -inf for every item: the keys take no part.
+    bool HiddenFromAll(int32_t j0, int32_t n) const {
+        if (call_.mask == plan::MaskKind::kNone) return false;
+        for (int g = 0; g < itemCount_; ++g) {
+            if (ClassifyTile(call_, items_[g], task_.rowBegin, task_.rowEnd, j0, j0 + n) !=
+                plan::TileClass::kHidden) {
+                return false;
+            }
+        }
         return true;
     }
 
@@ -668,9 +767,13 @@ class AmxTaskRunner {
     // Keeps the thread's packed blocks when they are this task's chunk, else starts the chunk afresh.
     void ClaimChunk() {
         ChunkState& c = *chunk_;
-        if (c.valid && c.item == task_.item && c.kvBegin == task_.kvBegin && c.kvEnd == task_.kvEnd) return;
+        if (Grouped()) {
+            c.valid = false;  // the slots will hold the items' current blocks
+            return;
+        }
+        if (c.valid && c.item == itemIndex_ && c.kvBegin == task_.kvBegin && c.kvEnd == task_.kvEnd) return;
         c.valid = true;
-        c.item = task_.item;
+        c.item = itemIndex_;
         c.kvBegin = task_.kvBegin;
         c.kvEnd = task_.kvEnd;
         for (int b = 0; b < kChunkBlocks; ++b)
@@ -695,12 +798,36 @@ class AmxTaskRunner {
         chunk_->packed[block] = true;
     }
 
-    bool StageKeys(int32_t j0, int32_t n, int rows, float* largestNorm = nullptr) {
-        return StageRows(call_.key, item_, j0, n, task_.kvEnd, rows, l_.d32, stageHi_,
+    // The block's K and V of every item, each cache slot's rows read in memory order, into slots
+    // 2 * item + slot.
+    void PackItems(int slot, int32_t j0, int32_t n, int rows) {
+        bool nonFinite[kMaxItems];
+        StageItemRows(call_.key, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.d32, stageHi_,
+                      splitKeys_ ? stageLo_ : nullptr, l_.stageRows, nonFinite);
+        for (int g = 0; g < itemCount_; ++g) {
+            chunk_->keysNonFinite[2 * g + slot] = nonFinite[g];
+            PackKeys(stageHi_ + g * l_.stageRows, rows, l_.d32, KeyPart(2 * g + slot, 0));
+            if (splitKeys_) PackKeys(stageLo_ + g * l_.stageRows, rows, l_.d32, KeyPart(2 * g + slot, 1));
+        }
+        StageItemRows(call_.value, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.v32, stageHi_,
+                      splitValues_ ? stageLo_ : nullptr, l_.stageRows, nonFinite);
+        for (int g = 0; g < itemCount_; ++g) {
+            chunk_->valuesNonFinite[2 * g + slot] = nonFinite[g];
+            PackValues(stageHi_ + g * l_.stageRows, rows, l_.v32, ValuePart(2 * g + slot, 0));
+            if (splitValues_)
+                PackValues(stageLo_ + g * l_.stageRows, rows, l_.v32, ValuePart(2 * g + slot, 1));
+        }
+    }
+
+    // The packed slot of item g's block.
+    int SlotOf(const BlockRef& block, int g) const { return Grouped() ? 2 * g + block.slot : block.slot; }
+
+    bool StageKeys(int32_t j0, int32_t n, int rows, float* largestNorm = nullptr, int g = 0) {
+        return StageRows(call_.key, items_[g], j0, n, task_.kvEnd, rows, l_.d32, stageHi_,
                          splitKeys_ ? stageLo_ : nullptr, largestNorm);
     }
-    bool StageValues(int32_t j0, int32_t n, int rows) {
-        return StageRows(call_.value, item_, j0, n, task_.kvEnd, rows, l_.v32, stageHi_,
+    bool StageValues(int32_t j0, int32_t n, int rows, int g = 0) {
+        return StageRows(call_.value, items_[g], j0, n, task_.kvEnd, rows, l_.v32, stageHi_,
                          splitValues_ ? stageLo_ : nullptr);
     }
 
@@ -715,39 +842,53 @@ class AmxTaskRunner {
 
     // Tile steps of a block's products (LaneFeed spreads vector work over them).
     int ScoreSteps(const BlockRef& block) const {
-        return TileSteps(splitKeys_ ? 3 : 1, static_cast<int>(l_.d32 / kPairSteps), mTiles_,
-                         block.rows / kTileRows);
+        return itemCount_ * TileSteps(splitKeys_ ? 3 : 1, static_cast<int>(l_.d32 / kPairSteps), mTiles_,
+                                      block.rows / kTileRows);
     }
     int ValueSteps(const BlockRef& block) const {
-        return TileSteps(splitValues_ ? 2 : 1, block.rows / kPairSteps, mTiles_,
-                         static_cast<int>(l_.v32 / kTileRows));
+        return itemCount_ * TileSteps(splitValues_ ? 2 : 1, block.rows / kPairSteps, mTiles_,
+                                      static_cast<int>(l_.v32 / kTileRows));
     }
 
     // scores [lanes, rows] = Q K^T (unscaled dots).
     template <class Between>
     void Scores(const BlockRef& block, Between&& between) {
-        if (chunk_->keysNonFinite[block.index]) {
-            StageKeys(block.j0, block.n, block.rows);
-            return ExactScores(block);
-        }
-        const uint16_t *kHi = KeyPart(block.index, 0), *kLo = KeyPart(block.index, 1);
-        const Product split[] = {{qHi_, kHi}, {qHi_, kLo}, {qLo_, kHi}};
-        TileGemm(split, splitKeys_ ? 3 : 1, l_.d32 * 2, kBlockKeys * 4, static_cast<int>(l_.d32 / kPairSteps),
-                 mTiles_, block.rows / kTileRows, block.scores, kBlockKeys * 4, false, between);
+        for (int g = 0; g < itemCount_; ++g)
+            ItemScores(block, g, between);
     }
 
-    // The same dots in fp32 from the exact parts, for a block with a non-finite key.
-    void ExactScores(const BlockRef& block) {
-        for (int lane = 0; lane < lanes_; ++lane) {
-            for (int t = 0; t < block.rows; ++t) {
-                V dot = _mm512_setzero_ps();
-                for (int64_t c = 0; c < l_.d32; c += 16) {
-                    const V q = Part(qHi_, qLo_, splitKeys_, lane * l_.d32 + c);
-                    const V k = Part(stageHi_, stageLo_, splitKeys_, t * l_.d32 + c);
-                    dot = _mm512_fmadd_ps(q, k, dot);
-                }
-                block.scores[lane * kBlockKeys + t] = _mm512_reduce_add_ps(dot);
+    template <class Between>
+    void ItemScores(const BlockRef& block, int g, Between&& between) {
+        const int slot = SlotOf(block, g), first = g * itemPad_;
+        if (chunk_->keysNonFinite[slot] || anyNonFinite_)
+            StageKeys(block.j0, block.n, block.rows, nullptr, g);
+        if (chunk_->keysNonFinite[slot]) {
+            for (int lane = first; lane < first + itemPad_; ++lane)
+                ExactLaneScores(block, lane);
+            return;
+        }
+        const uint16_t *kHi = KeyPart(slot, 0), *kLo = KeyPart(slot, 1);
+        const uint16_t *qHi = qHi_ + first * l_.d32, *qLo = qLo_ + first * l_.d32;
+        const Product split[] = {{qHi, kHi}, {qHi, kLo}, {qLo, kHi}};
+        TileGemm(split, splitKeys_ ? 3 : 1, l_.d32 * 2, kBlockKeys * 4, static_cast<int>(l_.d32 / kPairSteps),
+                 mTiles_, block.rows / kTileRows, block.scores + first * kBlockKeys, kBlockKeys * 4, false,
+                 between);
+        for (int lane = first; lane < first + itemPad_ && anyNonFinite_; ++lane) {
+            if (nonFinite_[lane]) ExactLaneScores(block, lane);
+        }
+    }
+
+    // One lane's dots from the staged keys of its item, in fp32 from the exact parts (a block with a
+    // non-finite key, or a lane with a non-finite query).
+    void ExactLaneScores(const BlockRef& block, int lane) {
+        for (int t = 0; t < block.rows; ++t) {
+            V dot = _mm512_setzero_ps();
+            for (int64_t c = 0; c < l_.d32; c += 16) {
+                const V q = Part(qHi_, qLo_, splitKeys_, lane * l_.d32 + c);
+                const V k = Part(stageHi_, stageLo_, splitKeys_, t * l_.d32 + c);
+                dot = _mm512_fmadd_ps(q, k, dot);
             }
+            block.scores[lane * kBlockKeys + t] = _mm512_reduce_add_ps(dot);
         }
     }
 
@@ -761,13 +902,9 @@ class AmxTaskRunner {
     // in tileMax_: max_ becomes the new maxima, rescale_ the factors l and acc are scaled by, visible_ which
     // lanes have a visible logit.
     void StepLanes() {
-        for (int first = 0; first < lanes_; first += 16) {
-            const auto lanes =
-                static_cast<__mmask16>(lanes_ - first >= 16 ? 0xFFFFu : (1u << (lanes_ - first)) - 1u);
-            const LaneSteps step =
-                StepState(_mm512_mask_loadu_ps(_mm512_set1_ps(kNegInf), lanes, max_ + first),
-                          _mm512_load_ps(tileMax_ + first));
-            _mm512_mask_storeu_ps(max_ + first, lanes, step.newMax);
+        for (int first = 0; first < lanePad_; first += 16) {
+            const LaneSteps step = StepState(_mm512_loadu_ps(max_ + first), _mm512_load_ps(tileMax_ + first));
+            _mm512_storeu_ps(max_ + first, step.newMax);
             _mm512_store_ps(rescale_ + first, step.rescale);
             visible_[first / 16] = step.visible;
         }
@@ -776,6 +913,7 @@ class AmxTaskRunner {
     // One lane's logits with their mask terms, written over its dots; returns their maximum (NaN when one is
     // NaN).
     float LaneLogits(const BlockRef& block, int lane) {
+        if (!Valid(lane)) return kNegInf;
         const int vectors = block.rows / 16;
         V x[kVectors];
         Logits(block, lane, x);
@@ -798,7 +936,7 @@ class AmxTaskRunner {
     // exactly the weights used. value.shrink is a power of two: dividing by it is exact.
     void WeighLane(const BlockRef& block, int lane) {
         if (((visible_[lane / 16] >> (lane % 16)) & 1u) == 0) {
-            Fill(weights_ + lane * kBlockKeys, block.rows, uint16_t{0});
+            if (Valid(lane)) Fill(weights_ + lane * kBlockKeys, block.rows, uint16_t{0});
             return;
         }
         const float rescale = rescale_[lane];
@@ -861,11 +999,14 @@ class AmxTaskRunner {
     }
 
     // The mask terms of keys [j0, j0 + n): hidden sub-blocks and keys past n -inf, partial sub-blocks their
-    // terms (causal ones by vector compares, others through AddMaskTerms).
+    // terms (causal ones by vector compares, tensor masks read by rows in vectors, others through
+    // AddMaskTerms).
     void MaskLogits(const BlockRef& block, int lane, V* x) {
         const int32_t j0 = block.j0, n = block.n;
         const int vectors = block.rows / 16;
-        const int32_t position = item_.prefix + static_cast<int32_t>(RowOf(lane));
+        const plan::WorkItem& item = WorkItemOf(lane);
+        const plan::TileClass* classes = block.classes[ItemOf(lane)];
+        const int32_t position = item.prefix + static_cast<int32_t>(RowOf(lane));
         const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
         const __m512i p = _mm512_set1_epi32(position);
         const __m512i behind = _mm512_set1_epi32(position - static_cast<int32_t>(options_.window));
@@ -875,7 +1016,7 @@ class AmxTaskRunner {
         for (int i = 0; i < kVectors; ++i) {
             if (i >= vectors) break;
             const int32_t from = 16 * i;
-            const plan::TileClass tile = block.classes[from / kSubBlock];
+            const plan::TileClass tile = classes[from / kSubBlock];
             const auto valid = static_cast<__mmask16>(
                 n - from >= 16 ? 0xFFFFu : (n - from <= 0 ? 0u : (1u << (n - from)) - 1u));
             if (tile == plan::TileClass::kHidden || valid == 0) {
@@ -889,10 +1030,12 @@ class AmxTaskRunner {
                     __mmask16 hidden = _mm512_cmpgt_epi32_mask(j, p);
                     if (options_.window > 0) hidden |= _mm512_cmple_epi32_mask(j, behind);
                     x[i] = _mm512_mask_mov_ps(x[i], hidden, hideAll ? term : _mm512_add_ps(x[i], term));
+                } else if (call_.maskRows.data != nullptr) {
+                    x[i] = Simd::AddMaskTerm(x[i], MaskRowTerms(lane, j0 + from, valid));
                 } else {
                     float* s = block.scores + lane * kBlockKeys + from;
                     _mm512_storeu_ps(s, x[i]);
-                    AddMaskTerms(call_, item_, HeadOf(lane), RowOf(lane), j0 + from,
+                    AddMaskTerms(call_, item, HeadOf(lane), RowOf(lane), j0 + from,
                                  static_cast<int32_t>(Min(n - from, 16)), s);
                     x[i] = _mm512_loadu_ps(s);
                 }
@@ -901,24 +1044,49 @@ class AmxTaskRunner {
         }
     }
 
+    // The terms of the lane's keys [j, j + 16) in a tensor mask read by rows (KernelCall::maskRows), only
+    // those in `valid` read.
+    V MaskRowTerms(int lane, int32_t j, __mmask16 valid) const {
+        const auto& m = call_.maskRows;
+        const plan::WorkItem& item = WorkItemOf(lane);
+        const int64_t at = item.maskBatch * m.batchStride + HeadOf(lane) * m.headStride +
+                           (item.maskRow0 + RowOf(lane)) * m.rowStride + j;
+        switch (m.dtype) {
+            case ACL_FLOAT16:
+                return _mm512_cvtph_ps(
+                    _mm256_maskz_loadu_epi16(valid, static_cast<const uint16_t*>(m.data) + at));
+            case ACL_BF16:
+                return Bf16ToFloat(
+                    _mm256_maskz_loadu_epi16(valid, static_cast<const uint16_t*>(m.data) + at));
+            default:
+                return _mm512_maskz_loadu_ps(valid, static_cast<const float*>(m.data) + at);
+        }
+    }
+
     // acc += P V.
     template <class Between>
     void Accumulate(const BlockRef& block, Between&& between) {
-        if (chunk_->valuesNonFinite[block.index]) {
-            StageValues(block.j0, block.n, block.rows);
-            return ExactAccumulate(block.n);
+        for (int g = 0; g < itemCount_; ++g) {
+            const int slot = SlotOf(block, g), first = g * itemPad_;
+            if (chunk_->valuesNonFinite[slot]) {
+                StageValues(block.j0, block.n, block.rows, g);
+                ExactAccumulate(block.n, first, first + itemPad_);
+                continue;
+            }
+            const uint16_t *vHi = ValuePart(slot, 0), *vLo = ValuePart(slot, 1);
+            const uint16_t* weights = weights_ + first * kBlockKeys;
+            const Product bf16[] = {{weights, vHi}};
+            const Product split[] = {{weights, vHi}, {weights, vLo}};
+            TileGemm(splitValues_ ? split : bf16, splitValues_ ? 2 : 1, kBlockKeys * 2, l_.v32 * 4,
+                     block.rows / kPairSteps, mTiles_, static_cast<int>(l_.v32 / kTileRows),
+                     acc_ + first * l_.v32, l_.v32 * 4, true, between);
         }
-        const uint16_t *vHi = ValuePart(block.index, 0), *vLo = ValuePart(block.index, 1);
-        const Product bf16[] = {{weights_, vHi}};
-        const Product split[] = {{weights_, vHi}, {weights_, vLo}};
-        TileGemm(splitValues_ ? split : bf16, splitValues_ ? 2 : 1, kBlockKeys * 2, l_.v32 * 4,
-                 block.rows / kPairSteps, mTiles_, static_cast<int>(l_.v32 / kTileRows), acc_, l_.v32 * 4,
-                 true, between);
     }
 
-    // The same sums in fp32 for a block with a non-finite value; keys of weight 0 take no part.
-    void ExactAccumulate(int32_t n) {
-        for (int lane = 0; lane < lanes_; ++lane) {
+    // The same sums in fp32 for lanes [from, to) of a block with a non-finite value of their item; keys of
+    // weight 0 take no part.
+    void ExactAccumulate(int32_t n, int from, int to) {
+        for (int lane = from; lane < to; ++lane) {
             float* acc = acc_ + lane * l_.v32;
             for (int32_t t = 0; t < n; ++t) {
                 const float w = Weight(lane, t);
@@ -940,9 +1108,10 @@ class AmxTaskRunner {
     }
 
     void StoreOutputs() {
-        for (int lane = 0; lane < lanes_; ++lane) {
-            const int64_t base =
-                item_.outOffset + RowOf(lane) * call_.outputRowStride + HeadOf(lane) * call_.outputHeadStride;
+        for (int lane = 0; lane < lanePad_; ++lane) {
+            if (!Valid(lane)) continue;
+            const int64_t base = WorkItemOf(lane).outOffset + RowOf(lane) * call_.outputRowStride +
+                                 HeadOf(lane) * call_.outputHeadStride;
             StoreRow(call_, base, acc_ + lane * l_.v32, sum_[lane]);
         }
     }
@@ -950,10 +1119,12 @@ class AmxTaskRunner {
     // The AVX-512 kernel's partial state: m[call.lanes], l[call.lanes], acc[call.lanes, dimVPad].
     void StorePartial() {
         float* partial = call_.partials + task_.partial * call_.partialFloats;
-        for (int lane = 0; lane < lanes_; ++lane) {
-            partial[lane] = max_[lane];
-            partial[call_.lanes + lane] = sum_[lane];
-            float* to = partial + 2 * call_.lanes + int64_t{lane} * call_.dimVPad;
+        for (int lane = 0; lane < lanePad_; ++lane) {
+            if (!Valid(lane)) continue;
+            const int at = laneBase_ + ItemOf(lane) * itemLanes_ + LocalOf(lane);  // the lane in the task
+            partial[at] = max_[lane];
+            partial[call_.lanes + at] = sum_[lane];
+            float* to = partial + 2 * call_.lanes + int64_t{at} * call_.dimVPad;
             for (int c = 0; c < call_.dimVPad; ++c)
                 to[c] = acc_[lane * l_.v32 + c];
         }
@@ -961,12 +1132,18 @@ class AmxTaskRunner {
 
     const KernelCall& call_;
     const Task& task_;
-    const plan::WorkItem& item_;
+    const int32_t itemIndex_;      // the first item's index in the call
+    const plan::WorkItem* items_;  // the items run side by side
+    const plan::WorkItem& item_;   // the first of them (the only one but for decode steps)
+    const int itemCount_;
     const AmxLayout& l_;
     const int32_t rows_;
-    const int lanes_;
-    const int lanePad_;  // lanes_ rounded up to two tiles of rows; rows past lanes_ are zero
-    const int mTiles_;
+    const int itemLanes_;  // an item's (head, row) lanes
+    const int itemPad_;    // itemLanes_ rounded up to two tiles of rows
+    const int lanePad_;    // the runner's lanes, itemCount_ * itemPad_
+    const int
+        laneBase_;      // the first item's first lane in the task (partial states are laid out by task lane)
+    const int mTiles_;  // row tiles of one item
     const bool splitKeys_, splitValues_;
     const float shrinkExponent_;  // value.shrink = 2^shrinkExponent_
     const AmxOptions& options_;
@@ -977,11 +1154,13 @@ class AmxTaskRunner {
     float *scores_, *acc_, *razor_;
     float queryNorm_ = 0.0f, scaleMax_ = 0.0f;
     float diagonalNorm_ = -1.0f;  // DiagonalKeyNorm(), or -1: no block is skipped by WeighsNothing
-    float dotMul_[kLanePad] = {}, razorMul_[kLanePad] = {}, postMul_[kLanePad] = {}, max_[kLanePad] = {},
-          sum_[kLanePad] = {};
+    float dotMul_[kLanePad] = {}, razorMul_[kLanePad] = {}, postMul_[kLanePad] = {};
+    alignas(64) float max_[kLanePad] = {}, sum_[kLanePad] = {};
     alignas(64) float tileMax_[kLanePad] = {};  // the maxima of the block being stepped
     alignas(64) float rescale_[kLanePad] = {};
     __mmask16 visible_[kLanePad / 16] = {};
+    bool nonFinite_[kLanePad] = {};  // the lane's query holds an inf or NaN
+    bool anyNonFinite_ = false;
 };
 
 // The order the runner takes the schedule in. kernel_call.cpp lays each work item's tasks out row block by
@@ -1076,10 +1255,13 @@ void RunAttention(const KernelCall& call, char* threadScratch, char* orderScratc
         reinterpret_cast<ChunkState*>(threadScratch + thread * layout.total + layout.chunk)->valid = false;
     auto runTask = [&](int64_t index, int thread) {
         const Task& t = call.tasks[index];
-        if (Takes(call, t) &&
-            AmxTaskRunner(call, t, threadScratch + thread * layout.total, layout, options).Run())
-            return;
-        avx512::RunTask(call, index, call.scratch + thread * call.layout.total);
+        if (!Takes(call, t)) return avx512::RunTask(call, index, call.scratch + thread * call.layout.total);
+        const int most = AmxTaskRunner::MostItems(static_cast<int>(Lanes(call.items[t.item], t)));
+        for (int first = 0; first < t.itemCount; first += most) {
+            AmxTaskRunner(call, t, first, static_cast<int>(Min(most, t.itemCount - first)),
+                          threadScratch + thread * layout.total, layout, options)
+                .Run();
+        }
     };
     auto* ranges = reinterpret_cast<TaskRange*>(orderScratch);
     const int64_t rangeCount = BuildRanges(call, ranges, items);
