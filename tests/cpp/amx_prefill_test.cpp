@@ -267,5 +267,27 @@ TEST_F(AmxPrefillOnly, InfiniteQueryUnderClampMeetsThePrecisionStandard) {
     }
 }
 
+// Values near the bf16 maximum, unmasked rows of 33 and 40 keys: blocks with values beyond 2 in magnitude
+// keep their weights in fp32 (rounded to bf16 they would move outputs that cancel to a small fraction of the
+// values beyond the standard).
+TEST_F(AmxPrefillOnly, ValuesNearTheBf16MaximumMeetThePrecisionStandard) {
+    TestCall call = MakeSaCall(Encoder(4, 2, Param::MASK_TYPE_UNDEFINED), Shape(64, {40, 33}, ACL_BF16));
+    io::HostTensor& values = call.In("value");
+    const auto count = static_cast<int64_t>(values.bytes.size() / 2);
+    double largest = 0.0;
+    for (int64_t i = 0; i < count; ++i)
+        largest = std::max(largest, std::fabs(plan::LoadElement(values.bytes.data(), ACL_BF16, i)));
+    for (int64_t i = 0; i < count; ++i)
+        SetElement(values, i, plan::LoadElement(values.bytes.data(), ACL_BF16, i) / largest * 3e38);
+    const std::vector<double> reference = ReferenceResult(call);
+    const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    EXPECT_EQ(run.kernel, kAmx);
+    const io::HostTensor& out = call.outputs.at(0);
+    const verify::PrecisionReport report = verify::CheckPrecision(
+        out.bytes.data(), out.desc.dtype, reference, verify::PrecisionEpsilon(out.desc.dtype, 64, 40));
+    EXPECT_TRUE(report.pass && report.checked > 0) << report.Summary();
+}
+
 }  // namespace
 }  // namespace atbx::test

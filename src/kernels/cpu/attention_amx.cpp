@@ -77,7 +77,8 @@ struct ChunkState {
     bool packed[kPackSlots];
     bool keysNonFinite[kPackSlots];  // such blocks are computed in fp32 (the file comment)
     bool valuesNonFinite[kPackSlots];
-    float keyNorm[kPackSlots];  // the largest norm of the block's keys
+    float valueMagnitude[kPackSlots];  // the largest |value| of the block (WeightsFitBf16)
+    float keyNorm[kPackSlots];         // the largest norm of the block's keys
 };
 
 // Byte offsets of one thread's arrays inside its AMX scratch; d32 / v32: head sizes rounded up to 32.
@@ -173,6 +174,22 @@ V Exp2(V y) {
 
 constexpr float kLog2e = 1.44269504f;
 
+// 2^y to about 2^-23 relative (a degree-6 polynomial fitted for relative error): for weights kept in fp32.
+// Exactly 0 where y < -125, as Exp2.
+V Exp2Precise(V y) {
+    const __mmask16 kept = _mm512_cmp_ps_mask(y, _mm512_set1_ps(-125.0f), _CMP_GE_OQ);
+    const V n = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const V f = _mm512_sub_ps(y, n);
+    V p = _mm512_set1_ps(0.000153457833f);
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.00133999204f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.00961848907f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.0555032864f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.240226462f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.693147182f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
+    return _mm512_maskz_scalef_ps(kept, p, n);
+}
+
 // StepSoftmax (kernels/common/online_softmax.inl) for sixteen lanes at once: their new maxima, the factors
 // their l and acc are scaled by (exp to Exp2's precision: l and acc take the same factor, so its error
 // only reweighs earlier keys against later ones by 2^-14), and which of them have a visible logit.
@@ -197,7 +214,7 @@ LaneSteps StepState(V oldMax, V tileMax) {
 
 // Cache rows are a few hundred bytes strided by the other heads' rows: each is requested kPrefetchRows rows
 // ahead (up to the task's last key), as the hardware prefetcher does not run that far.
-constexpr int kPrefetchRows = 16;
+constexpr int kPrefetchRows = 32;
 
 // The element offset of kv head 0's channel 0 in the slots of one sequence's keys j, j + 1, ...: one block
 // table lookup per cache block rather than a division per key.
@@ -232,51 +249,91 @@ class SlotCursor {
 void PrefetchRow(const KvView& kv, int64_t offset) {
     const char* row = static_cast<const char*>(kv.data) + offset * 2;
     for (int64_t at = 0; at < int64_t{kv.headDim} * 2; at += 64)
-        __builtin_prefetch(row + at);
+        __builtin_prefetch(row + at, 0, 2);  // into L2: rows far ahead would fill the L1 miss buffers
 }
 
+// What staging gathers of the rows it stages.
+struct RowStats {
+    __mmask32 bad = 0;                          // elements that are not finite
+    float largestSquares = 0.0f;                // the largest squared row norm (kNorm)
+    V magnitude = _mm512_setzero_ps();          // the largest |element| of fp16 rows (kMagnitude)
+    __m512i bf16Bits = _mm512_setzero_si512();  // the largest |element| of bf16 rows, as bits (kMagnitude)
+
+    float LargestMagnitude() const {
+        const auto bits = static_cast<uint32_t>(_mm512_reduce_max_epu32(_mm512_max_epu32(
+            _mm512_and_si512(bf16Bits, _mm512_set1_epi32(0xFFFF)), _mm512_srli_epi32(bf16Bits, 16))));
+        const float bf16 = __builtin_bit_cast(float, bits << 16);
+        const float half = _mm512_reduce_max_ps(magnitude);
+        return bf16 > half ? bf16 : half;
+    }
+};
+
 // The cache row at element `offset` (channel 0) of an fp16 or bf16 cache as a bf16 row of `width` elements
-// (zero past headDim) at hi, split into hi and lo for fp16 (lo null for bf16). Returns the squared norm;
-// *bad gathers the non-finite elements.
-float StageRow(const KvView& kv, int64_t offset, int64_t width, uint16_t* hi, uint16_t* lo, __mmask16* bad) {
+// (zero past headDim) at hi, split into hi and lo for fp16 (lo unused for bf16), gathering `stats`.
+// bf16 rows with contiguous channels are copied 32 channels at a time and checked on their bits; the rest
+// are converted 16 channels at a time (FRACTAL_NZ tiles are multiples of 16 channels: CallRefusal).
+template <bool kHalf, bool kNorm, bool kMagnitude>
+void StageRow(const KvView& kv, int64_t offset, int64_t width, uint16_t* hi, uint16_t* lo, RowStats& stats) {
     const char* row = static_cast<const char*>(kv.data) + offset * 2;
-    const bool half = kv.dtype == ACL_FLOAT16;
+    if (!kHalf && kv.channelTile == 0) {
+        const __m512i exponent = _mm512_set1_epi16(0x7F80);
+        V squares = _mm512_setzero_ps();
+        for (int64_t c0 = 0; c0 < width; c0 += 32) {
+            const int64_t valid = Max(0, Min(kv.headDim - c0, 32));
+            const auto mask = static_cast<__mmask32>(valid == 32 ? ~0u : (1u << valid) - 1u);
+            const __m512i raw = _mm512_maskz_loadu_epi16(mask, row + c0 * 2);
+            _mm512_storeu_si512(hi + c0, raw);
+            stats.bad |= _mm512_cmpeq_epi16_mask(_mm512_and_si512(raw, exponent), exponent);
+            if constexpr (kMagnitude) {
+                stats.bf16Bits =
+                    _mm512_max_epu16(stats.bf16Bits, _mm512_and_si512(raw, _mm512_set1_epi16(0x7FFF)));
+            }
+            if constexpr (kNorm) {
+                const auto pairs = __builtin_bit_cast(__m512bh, raw);
+                squares = _mm512_dpbf16_ps(squares, pairs, pairs);
+            }
+        }
+        if constexpr (kNorm) {
+            const float sum = _mm512_reduce_add_ps(squares);
+            stats.largestSquares = sum > stats.largestSquares ? sum : stats.largestSquares;
+        }
+        return;
+    }
     V squares = _mm512_setzero_ps();
     for (int64_t c0 = 0; c0 < width; c0 += 16) {
-        uint16_t* h = hi + c0;
-        uint16_t* l = lo != nullptr ? lo + c0 : nullptr;
         const int64_t valid = Max(0, Min(kv.headDim - c0, 16));
-        if (valid == 0) {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), _mm256_setzero_si256());
-            if (l != nullptr) _mm256_storeu_si256(reinterpret_cast<__m256i*>(l), _mm256_setzero_si256());
-            continue;
-        }
-        // FRACTAL_NZ tiles are multiples of 16 channels (CallRefusal): 16 channels never cross one.
         const int64_t at =
             kv.channelTile == 0 ? c0 : (c0 / kv.channelTile) * kv.channelTileStride + c0 % kv.channelTile;
         const auto mask = static_cast<__mmask16>((1u << valid) - 1u);
-        const __m256i raw = _mm256_maskz_loadu_epi16(mask, row + at * 2);
-        const V x = half ? _mm512_cvtph_ps(raw) : Bf16ToFloat(raw);
-        *bad |= NonFinite(x);
-        squares = _mm512_fmadd_ps(x, x, squares);
-        if (half) {
-            Split(x, h, l);
+        const __m256i raw =
+            valid == 0 ? _mm256_setzero_si256() : _mm256_maskz_loadu_epi16(mask, row + at * 2);
+        if constexpr (!kHalf) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(hi + c0), raw);
+            const V x = Bf16ToFloat(raw);
+            stats.bad |= NonFinite(x);
+            if constexpr (kNorm) squares = _mm512_fmadd_ps(x, x, squares);
+            if constexpr (kMagnitude) stats.magnitude = _mm512_max_ps(stats.magnitude, _mm512_abs_ps(x));
         } else {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), raw);
+            const V x = _mm512_cvtph_ps(raw);
+            stats.bad |= NonFinite(x);
+            if constexpr (kNorm) squares = _mm512_fmadd_ps(x, x, squares);
+            if constexpr (kMagnitude) stats.magnitude = _mm512_max_ps(stats.magnitude, _mm512_abs_ps(x));
+            Split(x, hi + c0, lo + c0);
         }
     }
-    return _mm512_reduce_add_ps(squares);
+    if constexpr (kNorm) {
+        const float sum = _mm512_reduce_add_ps(squares);
+        stats.largestSquares = sum > stats.largestSquares ? sum : stats.largestSquares;
+    }
 }
 
 // Keys [j0, j0 + n) of `count` items (kv heads of one sequence) as bf16 rows `width` elements apart, item g's
 // at hi + g * stride (and lo + g * stride), zero for rows [n, rows); slot by slot, so that each slot's rows
-// of the heads are read in memory order. nonFinite[g]: whether one of item g's rows is not finite;
-// largestNorm[g] (when given): the largest Euclidean norm of item g's rows. `end` is the task's last key.
-void StageItemRows(const KvView& kv, const plan::WorkItem* items, int count, int64_t j0, int n, int64_t end,
-                   int rows, int64_t width, uint16_t* hi, uint16_t* lo, int64_t stride, bool* nonFinite,
-                   float* largestNorm = nullptr) {
-    __mmask16 bad[kMaxItems] = {};
-    float largest[kMaxItems] = {};
+// of the heads are read in memory order. stats[g] gathers item g's rows' (kNorm: their norms; kMagnitude:
+// their magnitudes). `end` is the task's last key.
+template <bool kHalf, bool kNorm, bool kMagnitude>
+void StageItemRowsAs(const KvView& kv, const plan::WorkItem* items, int count, int64_t j0, int n, int64_t end,
+                     int rows, int64_t width, uint16_t* hi, uint16_t* lo, int64_t stride, RowStats* stats) {
     const int64_t sequence = items[0].kvSequence;  // the items share it (kernel_call.cpp, Groupable)
     SlotCursor at(kv, sequence, j0), ahead(kv, sequence, Min(j0 + kPrefetchRows, end - 1));
     for (int t = 0; t < n; ++t, at.Next()) {
@@ -284,17 +341,43 @@ void StageItemRows(const KvView& kv, const plan::WorkItem* items, int count, int
         for (int g = 0; g < count; ++g) {
             const int64_t head = items[g].kvHead * kv.headStride;
             if (prefetch) PrefetchRow(kv, ahead.offset() + head);
-            const float squares = StageRow(kv, at.offset() + head, width, hi + g * stride + t * width,
-                                           lo != nullptr ? lo + g * stride + t * width : nullptr, &bad[g]);
-            largest[g] = squares > largest[g] ? squares : largest[g];
+            StageRow<kHalf, kNorm, kMagnitude>(kv, at.offset() + head, width, hi + g * stride + t * width,
+                                               lo + g * stride + t * width, stats[g]);
         }
         if (prefetch) ahead.Next();
     }
     for (int g = 0; g < count; ++g) {
-        nonFinite[g] = bad[g] != 0;
-        if (largestNorm != nullptr) largestNorm[g] = __builtin_sqrtf(largest[g]);
         Fill(hi + g * stride + n * width, (rows - n) * width, uint16_t{0});
-        if (lo != nullptr) Fill(lo + g * stride + n * width, (rows - n) * width, uint16_t{0});
+        if (kHalf) Fill(lo + g * stride + n * width, (rows - n) * width, uint16_t{0});
+    }
+}
+
+// StageItemRowsAs for the cache's dtype; lo is written for fp16 caches only. nonFinite[g]: whether one of
+// item g's rows is not finite; largestNorm[g] and largestMagnitude[g] (when given): the largest Euclidean
+// norm of item g's rows and their largest |element| (meaningful where nonFinite[g] is false).
+void StageItemRows(const KvView& kv, const plan::WorkItem* items, int count, int64_t j0, int n, int64_t end,
+                   int rows, int64_t width, uint16_t* hi, uint16_t* lo, int64_t stride, bool* nonFinite,
+                   float* largestNorm = nullptr, float* largestMagnitude = nullptr) {
+    RowStats stats[kMaxItems];
+    const bool half = kv.dtype == ACL_FLOAT16, norm = largestNorm != nullptr;
+    const auto stage = [&](auto run) {
+        run(kv, items, count, j0, n, end, rows, width, hi, lo, stride, stats);
+    };
+    if (half && norm) {
+        stage(StageItemRowsAs<true, true, false>);
+    } else if (half) {
+        stage(largestMagnitude != nullptr ? StageItemRowsAs<true, false, true>
+                                          : StageItemRowsAs<true, false, false>);
+    } else if (norm) {
+        stage(StageItemRowsAs<false, true, false>);
+    } else {
+        stage(largestMagnitude != nullptr ? StageItemRowsAs<false, false, true>
+                                          : StageItemRowsAs<false, false, false>);
+    }
+    for (int g = 0; g < count; ++g) {
+        nonFinite[g] = stats[g].bad != 0;
+        if (largestNorm != nullptr) largestNorm[g] = __builtin_sqrtf(stats[g].largestSquares);
+        if (largestMagnitude != nullptr) largestMagnitude[g] = stats[g].LargestMagnitude();
     }
 }
 
@@ -404,9 +487,8 @@ void StoreRow(const KernelCall& call, int64_t base, const float* acc, float sum)
     }
 }
 
-// Whether the AMX runner takes the task: fp16 or bf16 queries, keys and values of one dtype without
-// quantisation, and enough lanes. Tasks spanning several work items stay with the AVX-512 kernel.
-// A row block with every head of a group of more than kMaxLanes heads has more lanes than kMaxLanes.
+// (head, row) lanes of one item of the task. A row block with every head of a group of more than kMaxLanes
+// heads has more lanes than kMaxLanes.
 int64_t Lanes(const plan::WorkItem& item, const Task& task) {
     return int64_t{item.headCount} * (task.rowEnd - task.rowBegin);
 }
@@ -420,14 +502,28 @@ bool SpansItems(const TaskType& task) {
     }
 }
 
-// The items of a task spanning several (the kv heads of a decode step) run one after another, each on tiles.
-bool Takes(const KernelCall& call, const Task& task) {
-    const plan::WorkItem& item = call.items[task.item];
+// Whether P rounded to bf16 keeps the output within the precision standard: rounding moves the output by up
+// to 2^-9 of the block's largest |value|, inside the standard's floor of 2^-8 while |values| <= 2, for fp16
+// or bf16 outputs (fp32 outputs are held to 2^-11). Other blocks keep their weights in fp32.
+bool WeightsFitBf16(const KernelCall& call, float largestMagnitude) {
+    return (call.outputType == ACL_FLOAT16 || call.outputType == ACL_BF16) && largestMagnitude <= 2.0f;
+}
+
+// Whether tiles take the task's dtypes: fp16 or bf16 queries, keys and values of one dtype, nothing quantised
+// or dequantised, and keys to compute.
+bool TilesTake(const KernelCall& call, const Task& task) {
     const aclDataType dtype = call.queryType;
     return (dtype == ACL_FLOAT16 || dtype == ACL_BF16) && call.key.dtype == dtype &&
            call.value.dtype == dtype && call.quant == plan::QuantPolicy::Mode::kNone &&
-           call.key.scale == nullptr && call.value.scale == nullptr && !item.zeroOutput &&
-           task.kvEnd > task.kvBegin && Lanes(item, task) >= kMinLanes && Lanes(item, task) <= kLanePad;
+           call.key.scale == nullptr && call.value.scale == nullptr && !call.items[task.item].zeroOutput &&
+           task.kvEnd > task.kvBegin;
+}
+
+// Whether the row-block runner takes the task: enough lanes per item to fill tiles of rows. The items of a
+// task spanning several (the kv heads of a decode step) run side by side.
+bool Takes(const KernelCall& call, const Task& task) {
+    const int64_t lanes = Lanes(call.items[task.item], task);
+    return TilesTake(call, task) && lanes >= kMinLanes && lanes <= kLanePad;
 }
 
 // A block of keys a task computes: [j0, j0 + n), `rows` of them padded to whole sub-blocks, block `index` of
@@ -734,8 +830,7 @@ class AmxTaskRunner {
         for (int64_t j = first; j <= last; j += kBlockKeys) {
             const int n = static_cast<int>(Min(kBlockKeys, last + 1 - j));
             float largest = 0.0f;
-            if (StageRows(call_.key, item_, j, n, j + n, n, l_.d32, stageHi_, splitKeys_ ? stageLo_ : nullptr,
-                          &largest) ||
+            if (StageRows(call_.key, item_, j, n, j + n, n, l_.d32, stageHi_, stageLo_, &largest) ||
                 !(largest <= 3e38f)) {
                 return -1.0f;
             }
@@ -792,7 +887,7 @@ class AmxTaskRunner {
         chunk_->keysNonFinite[block] = StageKeys(j0, n, rows, &chunk_->keyNorm[block]);
         PackKeys(stageHi_, rows, l_.d32, KeyPart(block, 0));
         if (splitKeys_) PackKeys(stageLo_, rows, l_.d32, KeyPart(block, 1));
-        chunk_->valuesNonFinite[block] = StageValues(j0, n, rows);
+        chunk_->valuesNonFinite[block] = StageValues(j0, n, rows, 0, &chunk_->valueMagnitude[block]);
         PackValues(stageHi_, rows, l_.v32, ValuePart(block, 0));
         if (splitValues_) PackValues(stageLo_, rows, l_.v32, ValuePart(block, 1));
         chunk_->packed[block] = true;
@@ -802,17 +897,19 @@ class AmxTaskRunner {
     // 2 * item + slot.
     void PackItems(int slot, int32_t j0, int32_t n, int rows) {
         bool nonFinite[kMaxItems];
-        StageItemRows(call_.key, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.d32, stageHi_,
-                      splitKeys_ ? stageLo_ : nullptr, l_.stageRows, nonFinite);
+        StageItemRows(call_.key, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.d32, stageHi_, stageLo_,
+                      l_.stageRows, nonFinite);
         for (int g = 0; g < itemCount_; ++g) {
             chunk_->keysNonFinite[2 * g + slot] = nonFinite[g];
             PackKeys(stageHi_ + g * l_.stageRows, rows, l_.d32, KeyPart(2 * g + slot, 0));
             if (splitKeys_) PackKeys(stageLo_ + g * l_.stageRows, rows, l_.d32, KeyPart(2 * g + slot, 1));
         }
-        StageItemRows(call_.value, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.v32, stageHi_,
-                      splitValues_ ? stageLo_ : nullptr, l_.stageRows, nonFinite);
+        float magnitude[kMaxItems];
+        StageItemRows(call_.value, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.v32, stageHi_, stageLo_,
+                      l_.stageRows, nonFinite, nullptr, magnitude);
         for (int g = 0; g < itemCount_; ++g) {
             chunk_->valuesNonFinite[2 * g + slot] = nonFinite[g];
+            chunk_->valueMagnitude[2 * g + slot] = magnitude[g];
             PackValues(stageHi_ + g * l_.stageRows, rows, l_.v32, ValuePart(2 * g + slot, 0));
             if (splitValues_)
                 PackValues(stageLo_ + g * l_.stageRows, rows, l_.v32, ValuePart(2 * g + slot, 1));
@@ -823,12 +920,21 @@ class AmxTaskRunner {
     int SlotOf(const BlockRef& block, int g) const { return Grouped() ? 2 * g + block.slot : block.slot; }
 
     bool StageKeys(int32_t j0, int32_t n, int rows, float* largestNorm = nullptr, int g = 0) {
-        return StageRows(call_.key, items_[g], j0, n, task_.kvEnd, rows, l_.d32, stageHi_,
-                         splitKeys_ ? stageLo_ : nullptr, largestNorm);
+        return StageRows(call_.key, items_[g], j0, n, task_.kvEnd, rows, l_.d32, stageHi_, stageLo_,
+                         largestNorm);
     }
-    bool StageValues(int32_t j0, int32_t n, int rows, int g = 0) {
-        return StageRows(call_.value, items_[g], j0, n, task_.kvEnd, rows, l_.v32, stageHi_,
-                         splitValues_ ? stageLo_ : nullptr);
+    bool StageValues(int32_t j0, int32_t n, int rows, int g = 0, float* magnitude = nullptr) {
+        bool nonFinite = false;
+        StageItemRows(call_.value, &items_[g], 1, j0, n, task_.kvEnd, rows, l_.v32, stageHi_, stageLo_, 0,
+                      &nonFinite, nullptr, magnitude);
+        return nonFinite;
+    }
+
+    // Whether item g's weights over the block stay in fp32 (PreciseLaneWeights, PreciseAccumulate): its
+    // values hold an inf or NaN, or P rounded to bf16 would not keep the output within the standard.
+    bool Precise(const BlockRef& block, int g) const {
+        const int slot = SlotOf(block, g);
+        return chunk_->valuesNonFinite[slot] || !WeightsFitBf16(call_, chunk_->valueMagnitude[slot]);
     }
 
     void LoadRazor(int32_t j0, int32_t n) {
@@ -940,8 +1046,36 @@ class AmxTaskRunner {
             return;
         }
         const float rescale = rescale_[lane];
-        const float total = LaneWeights(block, lane, max_[lane], rescale);
+        const float total = Precise(block, ItemOf(lane))
+                                ? PreciseLaneWeights(block, lane, max_[lane], rescale)
+                                : LaneWeights(block, lane, max_[lane], rescale);
         sum_[lane] = __builtin_fmaf(sum_[lane], rescale, total / call_.value.shrink);
+    }
+
+    // A visible lane's weights in fp32 over its logits in the block's scores, its acc scaled by `rescale`;
+    // returns their sum.
+    float PreciseLaneWeights(const BlockRef& block, int lane, float newMax, float rescale) {
+        const int vectors = block.rows / 16;
+        float* s = block.scores + lane * kBlockKeys;
+        const V log2e = _mm512_set1_ps(kLog2e), shift = _mm512_set1_ps(newMax);
+        const V shrink = _mm512_set1_ps(shrinkExponent_);
+        V total = _mm512_setzero_ps();
+        for (int i = 0; i < vectors; ++i) {
+            const V w = Exp2Precise(
+                _mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + 16 * i), shift), log2e, shrink));
+            _mm512_storeu_ps(s + 16 * i, w);
+            total = _mm512_add_ps(total, w);
+        }
+        RescaleAcc(lane, rescale);
+        return _mm512_reduce_add_ps(total);
+    }
+
+    void RescaleAcc(int lane, float rescale) {
+        if (rescale == 1.0f) return;
+        float* acc = acc_ + lane * l_.v32;
+        const V r = _mm512_set1_ps(rescale);
+        for (int64_t c = 0; c < l_.v32; c += 16)
+            _mm512_storeu_ps(acc + c, _mm512_mul_ps(_mm512_loadu_ps(acc + c), r));
     }
 
     // A visible lane's weights e^(logit - newMax) * value.shrink as bf16 in weights_, its acc scaled by
@@ -963,12 +1097,7 @@ class AmxTaskRunner {
                 Exp2(_mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + 16 * i + 16), shift), log2e, shrink));
             total = StoreWeights(low, high, weights + 16 * i, total);
         }
-        if (rescale != 1.0f) {
-            float* acc = acc_ + lane * l_.v32;
-            const V r = _mm512_set1_ps(rescale);
-            for (int64_t c = 0; c < l_.v32; c += 16)
-                _mm512_storeu_ps(acc + c, _mm512_mul_ps(_mm512_loadu_ps(acc + c), r));
-        }
+        RescaleAcc(lane, rescale);
         return _mm512_reduce_add_ps(total);
     }
 
@@ -1068,9 +1197,9 @@ class AmxTaskRunner {
     void Accumulate(const BlockRef& block, Between&& between) {
         for (int g = 0; g < itemCount_; ++g) {
             const int slot = SlotOf(block, g), first = g * itemPad_;
-            if (chunk_->valuesNonFinite[slot]) {
+            if (Precise(block, g)) {
                 StageValues(block.j0, block.n, block.rows, g);
-                ExactAccumulate(block.n, first, first + itemPad_);
+                PreciseAccumulate(block, first, first + itemPad_);
                 continue;
             }
             const uint16_t *vHi = ValuePart(slot, 0), *vLo = ValuePart(slot, 1);
@@ -1083,13 +1212,15 @@ class AmxTaskRunner {
         }
     }
 
-    // The same sums in fp32 for lanes [from, to) of a block with a non-finite value of their item; keys of
-    // weight 0 take no part.
-    void ExactAccumulate(int32_t n, int from, int to) {
+    // acc += P V in fp32 for lanes [from, to) of an item whose weights stay in fp32 (PreciseLaneWeights, in
+    // the block's scores), its values staged; keys of weight 0 take no part.
+    void PreciseAccumulate(const BlockRef& block, int from, int to) {
         for (int lane = from; lane < to; ++lane) {
+            if (!Valid(lane)) continue;
             float* acc = acc_ + lane * l_.v32;
-            for (int32_t t = 0; t < n; ++t) {
-                const float w = Weight(lane, t);
+            const float* weights = block.scores + lane * kBlockKeys;
+            for (int32_t t = 0; t < block.n; ++t) {
+                const float w = weights[t];
                 if (w == 0.0f) continue;
                 for (int64_t c = 0; c < l_.v32; c += 16) {
                     const V v = Part(stageHi_, stageLo_, splitValues_, t * l_.v32 + c);
@@ -1098,13 +1229,6 @@ class AmxTaskRunner {
                 }
             }
         }
-    }
-
-    float Weight(int lane, int32_t t) const {
-        const auto widen = [](uint16_t bits) {
-            return __builtin_bit_cast(float, static_cast<uint32_t>(bits) << 16);
-        };
-        return widen(weights_[lane * kBlockKeys + t]);
     }
 
     void StoreOutputs() {
@@ -1162,6 +1286,8 @@ class AmxTaskRunner {
     bool nonFinite_[kLanePad] = {};  // the lane's query holds an inf or NaN
     bool anyNonFinite_ = false;
 };
+
+#include "kernels/cpu/amx_columns.inl"
 
 // The order the runner takes the schedule in. kernel_call.cpp lays each work item's tasks out row block by
 // row block, each row block's key chunks in order; running them so, consecutive tasks on a thread would
@@ -1255,11 +1381,19 @@ void RunAttention(const KernelCall& call, char* threadScratch, char* orderScratc
         reinterpret_cast<ChunkState*>(threadScratch + thread * layout.total + layout.chunk)->valid = false;
     auto runTask = [&](int64_t index, int thread) {
         const Task& t = call.tasks[index];
+        char* scratch = threadScratch + thread * layout.total;
+        if (AmxColumnRunner::Takes(call, t)) {
+            for (int first = 0; first < t.itemCount; first += kMaxItems)
+                AmxColumnRunner(call, t, first, static_cast<int>(Min(kMaxItems, t.itemCount - first)),
+                                scratch, layout, options)
+                    .Run();
+            return;
+        }
         if (!Takes(call, t)) return avx512::RunTask(call, index, call.scratch + thread * call.layout.total);
         const int most = AmxTaskRunner::MostItems(static_cast<int>(Lanes(call.items[t.item], t)));
         for (int first = 0; first < t.itemCount; first += most) {
-            AmxTaskRunner(call, t, first, static_cast<int>(Min(most, t.itemCount - first)),
-                          threadScratch + thread * layout.total, layout, options)
+            AmxTaskRunner(call, t, first, static_cast<int>(Min(most, t.itemCount - first)), scratch, layout,
+                          options)
                 .Run();
         }
     };
