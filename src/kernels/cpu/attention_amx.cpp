@@ -75,6 +75,7 @@ struct ChunkState {
     int32_t item, kvBegin, kvEnd;
     bool valid;
     bool packed[kPackSlots];
+    bool normed[kPackSlots];  // keysNonFinite and keyNorm are known (packed, or staged for WeighsNothing)
     bool keysNonFinite[kPackSlots];  // such blocks are computed in fp32 (the file comment)
     bool valuesNonFinite[kPackSlots];
     float valueMagnitude[kPackSlots];  // the largest |value| of the block (WeightsFitBf16)
@@ -843,8 +844,9 @@ class AmxTaskRunner {
     // them weight exactly 0: each row sees its own position's key, whose logit is at least
     // -s |q| |k_own|, while these keys' logits are at most s |q| |k| + term (Cauchy-Schwarz, s the largest
     // |row scale|, 2^-10 of slack for the fp32 dots); when the difference is below -104, e^difference is 0 in
-    // fp32 whatever the order of the online softmax, and the keys (finite, with finite values) would only
-    // have added zeros. The result is then the same as when they are computed.
+    // fp32 whatever the order of the online softmax, and the keys (finite) would only have added zeros; their
+    // values take no part, as keys of weight 0 never do. The result is then the same as when they are
+    // computed. Only the keys' norms are needed: a block skipped everywhere is never packed.
     bool WeighsNothing(int32_t j0, int32_t n) {
         if (diagonalNorm_ < 0.0f) return false;
         const int64_t firstPos = item_.prefix + task_.rowBegin, lastPos = item_.prefix + task_.rowEnd - 1;
@@ -852,8 +854,12 @@ class AmxTaskRunner {
         const bool behind = options_.window > 0 && j0 + n - 1 <= firstPos - options_.window;
         if (!above && !behind) return false;
         const int block = (j0 - task_.kvBegin) / kBlockKeys;
-        if (!chunk_->packed[block]) Pack(block, j0, n, static_cast<int>(Round(n, kSubBlock)));
-        if (chunk_->keysNonFinite[block] || chunk_->valuesNonFinite[block]) return false;
+        if (!chunk_->normed[block]) {
+            chunk_->keysNonFinite[block] =
+                StageKeys(j0, n, static_cast<int>(Round(n, kSubBlock)), &chunk_->keyNorm[block]);
+            chunk_->normed[block] = true;
+        }
+        if (chunk_->keysNonFinite[block]) return false;
         const float reach =
             scaleMax_ * queryNorm_ * (chunk_->keyNorm[block] + diagonalNorm_) * (1.0f + 0x1p-10f);
         return reach < 3e38f && reach + options_.maskedValue < -104.0f;
@@ -872,7 +878,7 @@ class AmxTaskRunner {
         c.kvBegin = task_.kvBegin;
         c.kvEnd = task_.kvEnd;
         for (int b = 0; b < kChunkBlocks; ++b)
-            c.packed[b] = false;
+            c.packed[b] = c.normed[b] = false;
     }
 
     uint16_t* KeyPart(int block, int part) const {
@@ -890,7 +896,7 @@ class AmxTaskRunner {
         chunk_->valuesNonFinite[block] = StageValues(j0, n, rows, 0, &chunk_->valueMagnitude[block]);
         PackValues(stageHi_, rows, l_.v32, ValuePart(block, 0));
         if (splitValues_) PackValues(stageLo_, rows, l_.v32, ValuePart(block, 1));
-        chunk_->packed[block] = true;
+        chunk_->packed[block] = chunk_->normed[block] = true;
     }
 
     // The block's K and V of every item, each cache slot's rows read in memory order, into slots
