@@ -243,6 +243,17 @@ TEST_F(AmxPrefillOnly, NaNInAQueryMakesOnlyItsRowNaN) {
     EXPECT_EQ(NaNRows(call, 4, 64), (std::vector<std::pair<int64_t, int64_t>>{{77, 3}}));
 }
 
+// Runs the call (head size 64) on cpu:amx and checks it against `reference` under the precision standard.
+void ExpectAmxMeetsTheStandard(TestCall& call, const std::vector<double>& reference, int64_t maxKvLen) {
+    const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    EXPECT_EQ(run.kernel, kAmx);
+    const io::HostTensor& out = call.outputs.at(0);
+    const verify::PrecisionReport report = verify::CheckPrecision(
+        out.bytes.data(), out.desc.dtype, reference, verify::PrecisionEpsilon(out.desc.dtype, 64, maxKvLen));
+    EXPECT_TRUE(report.pass && report.checked > 0) << report.Summary();
+}
+
 // An infinite query element under clamp: the reference's scores of that row are clamped to finite logits, so
 // its output is finite. On tiles the split infinity would add inf * 0 = NaN (hi * lo parts); cpu:amx computes
 // such a row's dots in fp32 from the exact parts, and the whole output meets the precision standard.
@@ -257,13 +268,7 @@ TEST_F(AmxPrefillOnly, InfiniteQueryUnderClampMeetsThePrecisionStandard) {
         const std::vector<double> reference = ReferenceResult(call);
         for (double v : reference)
             ASSERT_TRUE(std::isfinite(v));
-        const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
-        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-        EXPECT_EQ(run.kernel, kAmx);
-        const io::HostTensor& out = call.outputs.at(0);
-        const verify::PrecisionReport report = verify::CheckPrecision(
-            out.bytes.data(), out.desc.dtype, reference, verify::PrecisionEpsilon(out.desc.dtype, 64, 300));
-        EXPECT_TRUE(report.pass && report.checked > 0) << report.Summary();
+        ExpectAmxMeetsTheStandard(call, reference, 300);
     }
 }
 
@@ -280,13 +285,7 @@ TEST_F(AmxPrefillOnly, ValuesNearTheBf16MaximumMeetThePrecisionStandard) {
     for (int64_t i = 0; i < count; ++i)
         SetElement(values, i, plan::LoadElement(values.bytes.data(), ACL_BF16, i) / largest * 3e38);
     const std::vector<double> reference = ReferenceResult(call);
-    const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
-    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-    EXPECT_EQ(run.kernel, kAmx);
-    const io::HostTensor& out = call.outputs.at(0);
-    const verify::PrecisionReport report = verify::CheckPrecision(
-        out.bytes.data(), out.desc.dtype, reference, verify::PrecisionEpsilon(out.desc.dtype, 64, 40));
-    EXPECT_TRUE(report.pass && report.checked > 0) << report.Summary();
+    ExpectAmxMeetsTheStandard(call, reference, 40);
 }
 
 }  // namespace

@@ -157,39 +157,35 @@ V StoreWeights(V low, V high, uint16_t* to, V total) {
     return _mm512_dpbf16_ps(total, rounded, __builtin_bit_cast(__m512bh, _mm512_set1_epi16(0x3F80)));
 }
 
-// 2^y to about 2^-13.7 relative: y = n + f, |f| <= 1/2, 2^f by a degree-3 polynomial fitted for relative
-// error. The weights are rounded to bf16 (2^-9) and the sum is taken of the rounded weights, so this error is
-// far below the weights' own. Exactly 0 where y < -125 (so 2^-inf = 0, a key of weight 0), by a mask rather
-// than by underflow: results below FLT_MIN would cost a microcode assist each. A NaN y gives 0, the row being
-// NaN through its maximum already.
-V Exp2(V y) {
+// 2^y = 2^n p(f), y = n + f, |f| <= 1/2, p the polynomial of `coefficients` (lowest degree first). Exactly 0
+// where y < -125 (so 2^-inf = 0, a key of weight 0), by a mask rather than by underflow: results below
+// FLT_MIN would cost a microcode assist each. A NaN y gives 0, the row being NaN through its maximum already.
+template <int kTerms>
+V Exp2Polynomial(V y, const float (&coefficients)[kTerms]) {
     const __mmask16 kept = _mm512_cmp_ps_mask(y, _mm512_set1_ps(-125.0f), _CMP_GE_OQ);
     const V n = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     const V f = _mm512_sub_ps(y, n);
-    V p = _mm512_set1_ps(0.0551710017f);
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.242609501f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.693260968f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.999928176f));
+    V p = _mm512_set1_ps(coefficients[kTerms - 1]);
+    for (int i = kTerms - 2; i >= 0; --i)
+        p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(coefficients[i]));
     return _mm512_maskz_scalef_ps(kept, p, n);
+}
+
+// 2^y to about 2^-13.7 relative (degree 3, fitted for relative error). The weights are rounded to bf16 (2^-9)
+// and the sum is taken of the rounded weights, so this error is far below the weights' own.
+V Exp2(V y) {
+    static constexpr float kCoefficients[] = {0.999928176f, 0.693260968f, 0.242609501f, 0.0551710017f};
+    return Exp2Polynomial(y, kCoefficients);
+}
+
+// 2^y to about 2^-23 relative (degree 6, fitted for relative error): for weights kept in fp32.
+V Exp2Precise(V y) {
+    static constexpr float kCoefficients[] = {1.0f,           0.693147182f,   0.240226462f,   0.0555032864f,
+                                              0.00961848907f, 0.00133999204f, 0.000153457833f};
+    return Exp2Polynomial(y, kCoefficients);
 }
 
 constexpr float kLog2e = 1.44269504f;
-
-// 2^y to about 2^-23 relative (a degree-6 polynomial fitted for relative error): for weights kept in fp32.
-// Exactly 0 where y < -125, as Exp2.
-V Exp2Precise(V y) {
-    const __mmask16 kept = _mm512_cmp_ps_mask(y, _mm512_set1_ps(-125.0f), _CMP_GE_OQ);
-    const V n = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const V f = _mm512_sub_ps(y, n);
-    V p = _mm512_set1_ps(0.000153457833f);
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.00133999204f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.00961848907f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.0555032864f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.240226462f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.693147182f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
-    return _mm512_maskz_scalef_ps(kept, p, n);
-}
 
 // StepSoftmax (kernels/common/online_softmax.inl) for sixteen lanes at once: their new maxima, the factors
 // their l and acc are scaled by (exp to Exp2's precision: l and acc take the same factor, so its error
