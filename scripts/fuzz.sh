@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
-# Builds the fuzz targets (preset fuzz: clang, libFuzzer, ASan + UBSan, in build/fuzz) and runs one for a time.
+# Builds the fuzz targets (build preset fuzz: the targets of the asan build, clang with libFuzzer, ASan + UBSan,
+# in build/asan) and runs one for a time.
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]
-# TARGET: case_reader, validate_plan or execute. The corpus lives in build/fuzz/corpus/TARGET, seeded from the
-# valid-call catalogues (the target writes its seeds into build/fuzz/seeds/TARGET). A finding (crash, leak,
-# sanitizer report, timeout) stops the run, leaves the reproducer in build/fuzz/findings/TARGET and fails.
-# Reproduce one: build/fuzz/tests/fuzz/atbx_fuzz_TARGET FILE.
+# TARGET: case_reader, validate_plan or execute. The corpus lives in build/asan/fuzz/corpus/TARGET, seeded from
+# the valid-call catalogues (the target writes its seeds into build/asan/fuzz/seeds/TARGET). A finding (crash,
+# leak, sanitizer report, timeout) stops the run, leaves the reproducer in build/asan/fuzz/findings/TARGET and
+# fails. Reproduce one: build/asan/tests/fuzz/atbx_fuzz_TARGET FILE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${1:?usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer options]}"
 seconds="${2:?usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer options]}"
 shift 2
 # ATBX_FUZZ_BUILT=1: the caller has built the targets (scripts/test.sh runs the targets side by side).
-[[ "${ATBX_FUZZ_BUILT:-0}" == 1 ]] || scripts/build.sh fuzz
-binary="build/fuzz/tests/fuzz/atbx_fuzz_$target"
+if [[ "${ATBX_FUZZ_BUILT:-0}" != 1 ]]; then
+    [[ -f build/asan/build.ninja ]] || cmake --preset asan
+    cmake --build --preset fuzz
+fi
+binary="build/asan/tests/fuzz/atbx_fuzz_$target"
 [[ -x "$binary" ]] || { echo "fuzz: no target $target" >&2; exit 1; }
-seeds="build/fuzz/seeds/$target"
-corpus="build/fuzz/corpus/$target"
-findings="build/fuzz/findings/$target"
-scratch="build/fuzz/tmp/$target"
+seeds="build/asan/fuzz/seeds/$target"
+corpus="build/asan/fuzz/corpus/$target"
+findings="build/asan/fuzz/findings/$target"
+scratch="build/asan/fuzz/tmp/$target"
 mkdir -p "$corpus" "$findings" "$scratch"
 # The target writes its seeds as it starts (LLVMFuzzerInitialize); given one file, it runs that input alone.
 rm -rf "$seeds"

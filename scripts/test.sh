@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Sets up everything on a fresh Debian machine, then builds and runs the whole test suite twice: a Release
-# build, and an AddressSanitizer + UndefinedBehaviorSanitizer build. Then the concurrency tests under
-# ThreadSanitizer, and each fuzz target for ATBX_FUZZ_SECONDS (default 20) seconds. Also checks the code format.
+# build, and an AddressSanitizer + UndefinedBehaviorSanitizer build (clang), whose tree also holds the fuzz
+# targets: the past findings' reproducers run with its tests, then each target for ATBX_FUZZ_SECONDS (default 20)
+# seconds. Then the concurrency tests under ThreadSanitizer. Also checks the code format.
 # The Release build includes the Python extension; its tests import the package from build/release/python, so
-# the core is compiled twice (Release, ASan), not a third time for `pip install .`.
+# the core is compiled three times (Release, ASan, TSan), not a fourth time for `pip install .` nor a fifth for
+# the fuzzers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --deps-only
@@ -12,6 +14,34 @@ scripts/check_format.sh
 passed=0
 failed=0
 timings=()
+
+# The fuzz targets are built with the asan preset, and CTest there has replayed the past findings
+# (tests/data/fuzz_regressions). The three targets run side by side (one process each) for 3/2 of
+# ATBX_FUZZ_SECONDS (default 20) on two cores: each gets about the CPU time of ATBX_FUZZ_SECONDS alone, in half
+# the wall time of running them one after another.
+run_fuzz_targets() {
+    local started=$SECONDS target
+    local fuzz_seconds=$(( ${ATBX_FUZZ_SECONDS:-20} * 3 / 2 ))
+    local -A fuzz_pids
+    mkdir -p build/asan/fuzz
+    for target in case_reader validate_plan execute; do
+        ATBX_FUZZ_BUILT=1 scripts/fuzz.sh "$target" "$fuzz_seconds" > "build/asan/fuzz/$target.log" 2>&1 &
+        fuzz_pids[$target]=$!
+    done
+    for target in case_reader validate_plan execute; do
+        local log="build/asan/fuzz/$target.log"
+        if wait "${fuzz_pids[$target]}"; then
+            passed=$((passed + 1))
+            echo "fuzz $target: $(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}') executions, no finding"
+        else
+            failed=$((failed + 1))
+            tail -40 "$log"
+            echo "fuzz $target: FINDING ($log, reproducer in build/asan/fuzz/findings/$target)"
+        fi
+    done
+    timings+=("fuzz $((SECONDS - started))s")
+}
+
 for preset in release asan tsan; do
     started=$SECONDS
     scripts/build.sh "$preset"
@@ -25,33 +55,10 @@ for preset in release asan tsan; do
     failed=$((failed + ${bad:-0}))
     if [[ $status -ne 0 && ${bad:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
     timings+=("$preset $((SECONDS - started))s")
-done
-
-started=$SECONDS
-scripts/build.sh fuzz
-# Past findings first (tests/data/fuzz_regressions), then a short run of each target. The three targets run
-# side by side (one process each) for 3/2 of ATBX_FUZZ_SECONDS (default 20) on two cores: each gets about the
-# CPU time of ATBX_FUZZ_SECONDS alone, in half the wall time of running them one after another.
-if ! ctest --test-dir build/fuzz -R '^fuzz_regressions\.' -j "$(nproc)" --output-on-failure; then
-    failed=$((failed + 1))
-fi
-fuzz_seconds=$(( ${ATBX_FUZZ_SECONDS:-20} * 3 / 2 ))
-declare -A fuzz_pids
-for target in case_reader validate_plan execute; do
-    ATBX_FUZZ_BUILT=1 scripts/fuzz.sh "$target" "$fuzz_seconds" > "build/fuzz/$target.log" 2>&1 &
-    fuzz_pids[$target]=$!
-done
-for target in case_reader validate_plan execute; do
-    if wait "${fuzz_pids[$target]}"; then
-        passed=$((passed + 1))
-        echo "fuzz $target: $(grep -E '^stat::number_of_executed_units' "build/fuzz/$target.log" | awk '{print $2}') executions, no finding"
-    else
-        failed=$((failed + 1))
-        tail -40 "build/fuzz/$target.log"
-        echo "fuzz $target: FINDING (build/fuzz/$target.log, reproducer in build/fuzz/findings/$target)"
+    if [[ $preset == asan ]]; then
+        run_fuzz_targets
     fi
 done
-timings+=("fuzz $((SECONDS - started))s")
 
 echo "atbx: stage times: ${timings[*]}"
 echo "atbx: $passed passed, $failed failed"

@@ -8,12 +8,17 @@
 
 namespace atbx::verify {
 
+double DrawUniform(double low, double high, std::mt19937_64& rng) {
+    double unit = std::ldexp(static_cast<double>(rng()), -64);
+    if (unit >= 1.0) unit = std::nextafter(1.0, 0.0);  // the top values round up to 2^64 as doubles
+    return unit * (high - low) + low;
+}
+
 void FillUniform(void* data, aclDataType dtype, int64_t count, double low, double high,
                  std::mt19937_64& rng) {
-    std::uniform_real_distribution<double> uniform(low, high);
     const bool integer = dtype == ACL_INT8 || dtype == ACL_INT32 || dtype == ACL_INT64;
     for (int64_t i = 0; i < count; ++i) {
-        const double value = uniform(rng);
+        const double value = DrawUniform(low, high, rng);
         plan::StoreElement(data, dtype, i, integer ? std::trunc(value) : value);
     }
 }

@@ -7,7 +7,6 @@ namespace {
 constexpr Platform kA2 = Platform::kAtlasA2;
 constexpr Platform kInference = Platform::kAtlasInference;
 constexpr Platform kTraining = Platform::kAtlasTraining;
-constexpr Platform k350 = Platform::kAtlas350;
 
 std::vector<CsvRow> Sheet910BNegative() {
     const HostValues none;

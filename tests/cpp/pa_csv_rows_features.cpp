@@ -6,7 +6,6 @@ namespace {
 
 constexpr Platform kA2 = Platform::kAtlasA2;
 constexpr Platform kInference = Platform::kAtlasInference;
-constexpr Platform kTraining = Platform::kAtlasTraining;
 constexpr Platform k350 = Platform::kAtlas350;
 
 // Valid calls of the 910B sheet, with atbx's outcome where it differs.

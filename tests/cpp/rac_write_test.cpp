@@ -3,7 +3,11 @@
 // poisoned, slots are distinct and random with negative ones (skipped), and sizes are odd.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "atbx/operation.h"
@@ -15,15 +19,40 @@ namespace {
 
 using Param = infer::ReshapeAndCacheParam;
 
-// fp16, bf16 and fp32 conversions written here (the compiler's _Float16 for half precision).
+// fp16, bf16 and fp32 conversions written here, not the library's. IEEE binary16: a sign bit, 5 exponent bits
+// (bias 15) and 10 mantissa bits; exponent 0 holds the subnormals (steps of 2^-24), 31 infinity and NaN.
+float HalfToFloat(uint16_t bits) {
+    const float sign = (bits & 0x8000u) != 0 ? -1.0f : 1.0f;
+    const int exponent = (bits >> 10) & 0x1F;
+    const int mantissa = bits & 0x3FF;
+    if (exponent == 0x1F)
+        return mantissa != 0 ? std::numeric_limits<float>::quiet_NaN()
+                             : sign * std::numeric_limits<float>::infinity();
+    if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa), -24);
+    return sign * std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
+}
+
+// Round to nearest even (std::nearbyint in the default rounding mode): the magnitude in steps of its binade's
+// spacing, 2^(e-10) for 2^e <= |value| (e >= -14, the subnormals share the spacing 2^-24). Added to the
+// binade's encoded start, a carry into the next binade (or into infinity) lands on the right code.
+uint16_t FloatToHalf(float value) {
+    const uint16_t sign = std::signbit(value) ? 0x8000u : 0u;
+    const float magnitude = std::fabs(value);
+    if (std::isnan(value)) return sign | 0x7E00u;
+    if (std::isinf(value)) return sign | 0x7C00u;
+    if (magnitude == 0.0f) return sign;
+    int exponent = 0;
+    std::frexp(magnitude, &exponent);  // magnitude = m * 2^exponent, m in [0.5, 1)
+    const int step = std::max(exponent - 1, -14) - 10;
+    const auto steps = static_cast<int64_t>(std::nearbyint(std::ldexp(magnitude, -step)));
+    const int64_t bits = (int64_t{step + 24} << 10) + steps;
+    return static_cast<uint16_t>(sign | std::min<int64_t>(bits, 0x7C00));
+}
+
 float ToFloat(const uint8_t* element, aclDataType dtype) {
-    if (dtype == ACL_FLOAT16) {
-        _Float16 h;
-        std::memcpy(&h, element, 2);
-        return static_cast<float>(h);
-    }
     uint16_t bits;
     std::memcpy(&bits, element, 2);
+    if (dtype == ACL_FLOAT16) return HalfToFloat(bits);
     const uint32_t wide = uint32_t{bits} << 16;
     float f;
     std::memcpy(&f, &wide, 4);
@@ -32,7 +61,7 @@ float ToFloat(const uint8_t* element, aclDataType dtype) {
 
 void FromFloat(float value, aclDataType dtype, uint8_t* element) {
     if (dtype == ACL_FLOAT16) {
-        const auto h = static_cast<_Float16>(value);  // round to nearest even
+        const uint16_t h = FloatToHalf(value);
         std::memcpy(element, &h, 2);
         return;
     }

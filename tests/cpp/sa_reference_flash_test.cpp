@@ -183,9 +183,11 @@ std::vector<double> DirectFlash(const Flash& f, TestCall& call, const io::HostTe
                         logit = std::min(std::max(logit, double{p.clampMin}), double{p.clampMax});
                     logits.push_back(logit + m.term(static_cast<int64_t>(b), h, i, j));
                 }
-                const std::vector<double> o = Attend(logits, f.headDimV, [&](int64_t j, int64_t c) {
-                    return At(cacheV, f.CacheOffset(b, g, begin + j, c, f.headDimV));
-                });
+                // Named in the capture: clang 14 (the ASan build) captures no structured binding implicitly.
+                const std::vector<double> o =
+                    Attend(logits, f.headDimV, [&, begin = begin](int64_t j, int64_t c) {
+                        return At(cacheV, f.CacheOffset(b, g, begin + j, c, f.headDimV));
+                    });
                 for (int64_t c = 0; c < f.headDimV; ++c)
                     out[f.RowOffset(b, i, h, f.headDimV) + c] = o[c];
             }

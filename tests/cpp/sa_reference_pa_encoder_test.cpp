@@ -210,7 +210,8 @@ TEST(SaReferencePaEncoder, BatchNormMaskConventions) {
         const io::HostTensor mask = Table(dtype, {3, 17, 17}, [&](int64_t b, int64_t r, int64_t c) {
             return c > 0 && (c > r || (c + 2 * b + r) % 5 == 1) ? hidden : 0.0;
         });
-        const Term term = [&](int64_t b, int64_t, int64_t i, int64_t j) {
+        // Named in the capture: clang 14 (the ASan build) captures no structured binding implicitly.
+        const Term term = [&, flags = flags](int64_t b, int64_t, int64_t i, int64_t j) {
             const double v = At(mask, (b * 17 + i) * 17 + j);
             return flags ? v * -3e38 : v;
         };

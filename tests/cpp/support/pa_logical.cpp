@@ -9,6 +9,7 @@
 #include "plan/element.h"
 #include "support/run_call.h"
 #include "support/validate.h"
+#include "verify/random_fill.h"
 
 namespace atbx::test {
 namespace {
@@ -132,9 +133,8 @@ std::vector<double> RandomValues(aclDataType dtype, int64_t count, double low, d
             v = uniform(rng);
         return values;
     }
-    std::uniform_real_distribution<double> uniform(low, high);
     for (double& v : values)
-        v = plan::RoundToDtype(uniform(rng), dtype);
+        v = plan::RoundToDtype(verify::DrawUniform(low, high, rng), dtype);
     return values;
 }
 
