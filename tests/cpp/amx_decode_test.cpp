@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "plan/element.h"
+#include "support/amx_fixture.h"
 #include "support/pa_calls.h"
 #include "support/run_call.h"
 
@@ -16,7 +17,6 @@ namespace atbx::test {
 namespace {
 
 using Param = infer::PagedAttentionParam;
-constexpr const char* kAmx = "cpu:amx";
 
 struct DecodeCase {
     std::string name;
@@ -49,13 +49,7 @@ TestCall MakeCall(const DecodeCase& c) {
     return MakePaCall(param, shape);
 }
 
-class AmxDecodeTest : public testing::TestWithParam<DecodeCase> {
-  protected:
-    void SetUp() override {
-        const std::string missing = MissingCpuFeature(kAmx);
-        if (!missing.empty()) GTEST_SKIP() << kAmx << " does not run here: " << missing;
-    }
-};
+using AmxDecodeTest = AmxFixture<testing::TestWithParam<DecodeCase>>;
 
 TEST_P(AmxDecodeTest, MeetsThePrecisionStandard) {
     const DecodeCase& c = GetParam();
@@ -128,13 +122,7 @@ void ExpectRowClasses(TestCall& call, const std::string& expected) {
     EXPECT_EQ(RowClasses(call), expected) << kAmx;
 }
 
-class AmxDecodeOnly : public testing::Test {
-  protected:
-    void SetUp() override {
-        const std::string missing = MissingCpuFeature(kAmx);
-        if (!missing.empty()) GTEST_SKIP() << kAmx << " does not run here: " << missing;
-    }
-};
+using AmxDecodeOnly = AmxFixture<>;
 
 TEST_F(AmxDecodeOnly, NaNInAQueryMakesOnlyItsRowNaN) {
     TestCall call = EightLaneDecode();

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "plan/element.h"
+#include "support/amx_fixture.h"
 #include "support/run_call.h"
 #include "support/sa_calls.h"
 #include "verify/precision.h"
@@ -18,7 +19,6 @@ namespace atbx::test {
 namespace {
 
 using Param = infer::SelfAttentionParam;
-constexpr const char* kAmx = "cpu:amx";
 
 struct PrefillCase {
     std::string name;
@@ -116,13 +116,7 @@ int64_t KeyLength(const PrefillCase& c) {
     return c.shape.kvSeqLen.empty() ? MaxOf(c.shape.seqLen) : MaxOf(c.shape.kvSeqLen);
 }
 
-class AmxPrefillTest : public testing::TestWithParam<PrefillCase> {
-  protected:
-    void SetUp() override {
-        const std::string missing = MissingCpuFeature(kAmx);
-        if (!missing.empty()) GTEST_SKIP() << kAmx << " does not run here: " << missing;
-    }
-};
+using AmxPrefillTest = AmxFixture<testing::TestWithParam<PrefillCase>>;
 
 TEST_P(AmxPrefillTest, MeetsThePrecisionStandard) {
     const PrefillCase& c = GetParam();
@@ -145,13 +139,7 @@ std::string CaseName(const testing::TestParamInfo<PrefillCase>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Prefill, AmxPrefillTest, testing::ValuesIn(Cases()), CaseName);
 
-class AmxPrefillOnly : public testing::Test {
-  protected:
-    void SetUp() override {
-        const std::string missing = MissingCpuFeature(kAmx);
-        if (!missing.empty()) GTEST_SKIP() << kAmx << " does not run here: " << missing;
-    }
-};
+using AmxPrefillOnly = AmxFixture<>;
 
 TEST_F(AmxPrefillOnly, OneTwoAndThreeThreadsGiveIdenticalBits) {
     // 1000 keys: each row block's keys are split into chunks whose partial states are merged.

@@ -288,11 +288,7 @@ class AmxColumnRunner {
             for (int lane = 0; lane < kColumnLanes; ++lane) {
                 V dot = _mm512_setzero_ps();
                 for (int64_t c = 0; c < l_.d32; c += 16) {
-                    V k = Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(kHi + t * l_.d32 + c)));
-                    if (splitKeys_) {
-                        k = _mm512_add_ps(
-                            k, Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLo + t * l_.d32 + c))));
-                    }
+                    const V k = StagedValues(kHi, kLo, splitKeys_, t * l_.d32 + c);
                     dot = _mm512_fmadd_ps(_mm512_loadu_ps(queries + lane * l_.d32 + c), k, dot);
                 }
                 Scores(g)[t * kColumnLanes + lane] = _mm512_reduce_add_ps(dot);
@@ -432,11 +428,7 @@ class AmxColumnRunner {
                 const float w = weights[t * kColumnLanes + lane];
                 if (w == 0.0f) continue;
                 for (int64_t c = 0; c < l_.v32; c += 16) {
-                    V v = Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hi + t * l_.v32 + c)));
-                    if (splitValues_) {
-                        v = _mm512_add_ps(
-                            v, Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo + t * l_.v32 + c))));
-                    }
+                    const V v = StagedValues(hi, lo, splitValues_, t * l_.v32 + c);
                     _mm512_storeu_ps(acc + c, _mm512_fmadd_ps(_mm512_set1_ps(w), v, _mm512_loadu_ps(acc + c)));
                 }
             }

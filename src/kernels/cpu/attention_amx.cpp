@@ -139,6 +139,13 @@ __mmask16 NonFinite(V x) {
     return _mm512_fpclass_ps_mask(x, 0x99);  // QNaN, SNaN, +inf, -inf
 }
 
+// Sixteen staged elements at `at` in fp32: hi, plus lo where the operand was split (the exact value).
+V StagedValues(const uint16_t* hi, const uint16_t* lo, bool split, int64_t at) {
+    const V h = Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hi + at)));
+    if (!split) return h;
+    return _mm512_add_ps(h, Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo + at))));
+}
+
 // Sixteen fp32 values as bf16 hi (and lo = x - hi, exact for fp16 and for anything bf16 represents in two
 // parts; 0 where x is not finite, so that hi carries the infinity or NaN alone).
 void Split(V x, uint16_t* hi, uint16_t* lo) {
@@ -992,18 +999,12 @@ class AmxTaskRunner {
         for (int t = 0; t < block.rows; ++t) {
             V dot = _mm512_setzero_ps();
             for (int64_t c = 0; c < l_.d32; c += 16) {
-                const V q = Part(qHi_, qLo_, splitKeys_, lane * l_.d32 + c);
-                const V k = Part(stageHi_, stageLo_, splitKeys_, t * l_.d32 + c);
+                const V q = StagedValues(qHi_, qLo_, splitKeys_, lane * l_.d32 + c);
+                const V k = StagedValues(stageHi_, stageLo_, splitKeys_, t * l_.d32 + c);
                 dot = _mm512_fmadd_ps(q, k, dot);
             }
             block.scores[lane * kBlockKeys + t] = _mm512_reduce_add_ps(dot);
         }
-    }
-
-    static V Part(const uint16_t* hi, const uint16_t* lo, bool split, int64_t at) {
-        const V h = Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hi + at)));
-        if (!split) return h;
-        return _mm512_add_ps(h, Bf16ToFloat(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo + at))));
     }
 
     // The online-softmax step of every lane over one block, sixteen lanes at once, from the block's maxima
@@ -1225,7 +1226,7 @@ class AmxTaskRunner {
                 const float w = weights[t];
                 if (w == 0.0f) continue;
                 for (int64_t c = 0; c < l_.v32; c += 16) {
-                    const V v = Part(stageHi_, stageLo_, splitValues_, t * l_.v32 + c);
+                    const V v = StagedValues(stageHi_, stageLo_, splitValues_, t * l_.v32 + c);
                     _mm512_storeu_ps(acc + c,
                                      _mm512_fmadd_ps(_mm512_set1_ps(w), v, _mm512_loadu_ps(acc + c)));
                 }
