@@ -63,16 +63,7 @@ TEST_P(AmxDecodeTest, MeetsThePrecisionStandard) {
 
 TEST_P(AmxDecodeTest, OneTwoAndThreeThreadsGiveIdenticalBits) {
     TestCall call = MakeCall(GetParam());
-    std::vector<uint8_t> first;
-    for (int threads : {1, 2, 3}) {
-        const RunResult run = Execute(call, Backend::kCpu, threads, kAmx);
-        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-        if (first.empty()) {
-            first = call.outputs[0].bytes;
-        } else {
-            EXPECT_EQ(call.outputs[0].bytes, first) << threads << " threads";
-        }
-    }
+    ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, kAmx);
 }
 
 std::string CaseName(const testing::TestParamInfo<DecodeCase>& info) {

@@ -144,16 +144,7 @@ using AmxPrefillOnly = AmxFixture<>;
 TEST_F(AmxPrefillOnly, OneTwoAndThreeThreadsGiveIdenticalBits) {
     // 1000 keys: each row block's keys are split into chunks whose partial states are merged.
     TestCall call = MakeSaCall(Encoder(8, 2, Param::MASK_TYPE_NORM), Shape(128, {1000, 129, 1}, ACL_FLOAT16));
-    std::vector<uint8_t> first;
-    for (int threads : {1, 2, 3}) {
-        const RunResult run = Execute(call, Backend::kCpu, threads, kAmx);
-        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-        if (first.empty()) {
-            first = call.outputs[0].bytes;
-        } else {
-            EXPECT_EQ(call.outputs[0].bytes, first) << threads << " threads";
-        }
-    }
+    ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, kAmx);
 }
 
 // Sets element `index` of a tensor of fp16 or bf16 to `value`.

@@ -112,16 +112,7 @@ TEST_P(CpuPathTest, OneTwoAndThreeThreadsGiveIdenticalBits) {
         if (c.name != Cases()[0].name && c.name != "gqa32_kv_heads_side_by_side") continue;
         SCOPED_TRACE(c.name);
         TestCall call = MakeCall(c);
-        std::vector<uint8_t> first;
-        for (int threads : {1, 2, 3}) {
-            const RunResult run = Execute(call, Backend::kCpu, threads, Path());
-            ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-            if (first.empty()) {
-                first = call.outputs[0].bytes;
-            } else {
-                EXPECT_EQ(call.outputs[0].bytes, first) << threads << " threads";
-            }
-        }
+        ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
     }
 }
 

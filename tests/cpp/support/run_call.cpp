@@ -120,4 +120,17 @@ std::string RunOnEveryBackend(TestCall& call) {
     return {};
 }
 
+void ExpectIdenticalBitsOnOneTwoAndThreeThreads(TestCall& call, const char* path) {
+    std::vector<uint8_t> first;
+    for (int threads : {1, 2, 3}) {
+        const RunResult run = Execute(call, Backend::kCpu, threads, path);
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        if (first.empty()) {
+            first = call.outputs[0].bytes;
+        } else {
+            EXPECT_EQ(call.outputs[0].bytes, first) << threads << " threads";
+        }
+    }
+}
+
 }  // namespace atbx::test

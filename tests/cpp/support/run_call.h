@@ -34,6 +34,11 @@ std::vector<double> ReferenceResult(TestCall& call);
 std::string PrecisionFailure(TestCall& call, const std::vector<double>& reference, int64_t headDim,
                              int64_t maxKvLen);
 
+// Runs the call on CPU path `path` with 1, 2 and 3 threads: each run must succeed and give output 0 the bytes
+// of the first (gtest expectations; the schedule's grouping depends on the thread count, the results must
+// not).
+void ExpectIdenticalBitsOnOneTwoAndThreeThreads(TestCall& call, const char* path);
+
 // Runs a valid attention call on the reference backend, then on every CPU path this machine has, each forced
 // in turn: the reference must run and write the exact result rounded to the output dtype wherever it writes;
 // every CPU path must run the call and meet the precision standard (its looser, long-context epsilon: the
