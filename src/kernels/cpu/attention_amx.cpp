@@ -15,6 +15,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "core/parallel.h"
 #include "kernels/cpu/amx_kernel.h"
@@ -69,6 +70,7 @@ void Fill(T* at, int64_t n, T value) {
 // of every item, reading each cache slot's rows of those heads in memory order, into two slots per item
 // (the pipeline holds two blocks), and keeps no chunk.
 constexpr int kChunkBlocks = kKvChunk / kBlockKeys;
+constexpr int kRowBlocksPerUnit = 8;  // row blocks a thread runs over each chunk it packs (RunUnit)
 constexpr int kMaxItems = kLanePad / (2 * 16);
 constexpr int kPackSlots = kChunkBlocks > 2 * kMaxItems ? kChunkBlocks : 2 * kMaxItems;
 struct ChunkState {
@@ -85,7 +87,8 @@ struct ChunkState {
 // Byte offsets of one thread's arrays inside its AMX scratch; d32 / v32: head sizes rounded up to 32.
 struct AmxLayout {
     int64_t d32, v32;
-    int64_t qHi, qLo;            // bf16 [kLanePad, d32] the task's queries
+    int64_t qHi, qLo;            // bf16 [kRowBlocksPerUnit][kLanePad, d32] each runner's queries in its slot
+    int64_t querySlot;           // bytes of one slot of qHi (and of qLo)
     int64_t chunk;               // ChunkState: which keys chunkKeys / chunkValues hold
     int64_t chunkKeys;           // per packed slot, hi then lo: bf16 pairs [d32 / 2, kBlockKeys, 2]
     int64_t chunkValues;         // per packed slot, hi then lo: bf16 pairs [kBlockKeys / 2, v32, 2]
@@ -94,7 +97,8 @@ struct AmxLayout {
     int64_t stageHi, stageLo;    // bf16 [kMaxItems][kBlockKeys, max(d32, v32)] rows of the block being packed
     int64_t weights;             // bf16 [kLanePad, kBlockKeys] P
     int64_t scores;              // fp32 [2][kLanePad, kBlockKeys]: two blocks' scores (Run's pipeline)
-    int64_t acc;                 // fp32 [kLanePad, v32]
+    int64_t acc;                 // fp32 [kRowBlocksPerUnit][kLanePad, v32]: each runner of a unit its slot
+    int64_t accSlot;             // bytes of one slot of acc
     int64_t razor;               // fp32 [kBlockKeys]
     int64_t total;
 };
@@ -109,8 +113,9 @@ AmxLayout LayoutFor(int headDim, int headDimV) {
         at += Round(bytes, 64);
         return start;
     };
-    l.qHi = take(kLanePad * l.d32 * 2);
-    l.qLo = take(kLanePad * l.d32 * 2);
+    l.querySlot = kLanePad * l.d32 * 2;
+    l.qHi = take(kRowBlocksPerUnit * l.querySlot);
+    l.qLo = take(kRowBlocksPerUnit * l.querySlot);
     l.keyPart = kBlockKeys * l.d32 * 2;
     l.valuePart = kBlockKeys * l.v32 * 2;
     l.chunk = take(sizeof(ChunkState));
@@ -121,7 +126,8 @@ AmxLayout LayoutFor(int headDim, int headDimV) {
     l.stageLo = take(kMaxItems * l.stageRows * 2);
     l.weights = take(kLanePad * kBlockKeys * 2);
     l.scores = take(2 * kLanePad * kBlockKeys * 4);
-    l.acc = take(kLanePad * l.v32 * 4);
+    l.accSlot = kLanePad * l.v32 * 4;
+    l.acc = take(kRowBlocksPerUnit * l.accSlot);
     l.razor = take(kBlockKeys * 4);
     l.total = at;
     return l;
@@ -537,6 +543,7 @@ struct BlockRef {
     int rows, index;
     int slot;  // packed slot: the chunk's block `index`, or for items side by side 2 * item + slot
     plan::TileClass classes[kMaxItems][kBlockKeys / kSubBlock];
+    bool visible[kMaxItems];  // every key of the block is visible to the item's rows: no mask term to add
     float* scores;
 };
 
@@ -567,7 +574,7 @@ class AmxTaskRunner {
     // Runs items [task.item + firstItem, + itemCount) of the task side by side (itemCount <= MostItems()).
     // Lane p of the runner is lane p % itemPad_ of item p / itemPad_; lanes past an item's own are zero.
     AmxTaskRunner(const KernelCall& call, const Task& task, int firstItem, int itemCount, char* scratch,
-                  const AmxLayout& layout, const AmxOptions& options)
+                  const AmxLayout& layout, const AmxOptions& options, int slot = 0)
         : call_(call),
           task_(task),
           itemIndex_(task.item + firstItem),
@@ -585,8 +592,8 @@ class AmxTaskRunner {
           splitValues_(call.value.dtype == ACL_FLOAT16),
           shrinkExponent_(static_cast<float>(__builtin_ilogbf(call.value.shrink))),
           options_(options),
-          qHi_(Array<uint16_t>(scratch, l_.qHi)),
-          qLo_(Array<uint16_t>(scratch, l_.qLo)),
+          qHi_(Array<uint16_t>(scratch, l_.qHi + slot * l_.querySlot)),
+          qLo_(Array<uint16_t>(scratch, l_.qLo + slot * l_.querySlot)),
           chunk_(Array<ChunkState>(scratch, l_.chunk)),
           chunkKeys_(scratch + l_.chunkKeys),
           chunkValues_(scratch + l_.chunkValues),
@@ -594,7 +601,7 @@ class AmxTaskRunner {
           stageLo_(Array<uint16_t>(scratch, l_.stageLo)),
           weights_(Array<uint16_t>(scratch, l_.weights)),
           scores_(Array<float>(scratch, l_.scores)),
-          acc_(Array<float>(scratch, l_.acc)),
+          acc_(Array<float>(scratch, l_.acc + slot * l_.accSlot)),
           razor_(Array<float>(scratch, l_.razor)) {}
 
     // Blocks are pipelined so that the vector work of one block runs while the matrix unit computes the
@@ -606,17 +613,34 @@ class AmxTaskRunner {
     }
 
     void Run() {
+        Start();
+        for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += kKvChunk)
+            RunKeys(j0, static_cast<int32_t>(Min(task_.kvEnd, j0 + kKvChunk)));
+        Finish();
+    }
+
+    // The queries, the lanes' scales and an empty softmax state. Start, then RunKeys over the task's keys in
+    // order, then Finish; runners of other tasks may run keys on the thread in between (RunInterleaved), each
+    // keeping its queries, state and acc in its own slot.
+    void Start() {
         LoadQueries();
         Init();
-        ClaimChunk();
+    }
+
+    // Continues the lanes' online softmax over keys [j0, j1), at most one chunk (kKvChunk keys) whose K/V
+    // blocks the thread packs once for every task that reads them.
+    void RunKeys(int32_t j0, int32_t j1) {
+        chunkBegin_ = j0;
+        ClaimChunk(j0, j1);
         ConfigureTiles();
         BlockRef blocks[2];
         int started = 0;
-        for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += kBlockKeys) {
+        for (int32_t from = j0; from < j1; from += kBlockKeys) {
             BlockRef& block = blocks[started % 2];
-            if (!Prepare(j0, static_cast<int32_t>(Min(kBlockKeys, task_.kvEnd - j0)), started % 2, block))
+            if (!Prepare(from, static_cast<int32_t>(Min(kBlockKeys, j1 - from)), started % 2, block))
                 continue;
             if (started == 0) {
+                Fill(weights_, lanePad_ * kBlockKeys, uint16_t{0});  // the thread's: lanes past ours stay 0
                 Scores(block, [] {});
                 for (int lane = 0; lane < lanePad_; ++lane)
                     tileMax_[lane] = LaneLogits(block, lane);
@@ -641,6 +665,9 @@ class AmxTaskRunner {
             Accumulate(last, [] {});
         }
         ReleaseTiles();
+    }
+
+    void Finish() {
         if (task_.partial < 0) {
             StoreOutputs();
         } else {
@@ -774,7 +801,6 @@ class AmxTaskRunner {
         }
         diagonalNorm_ = FiniteCausalTerms() && !Grouped() ? DiagonalKeyNorm() : -1.0f;
         Fill(acc_, lanePad_ * l_.v32, 0.0f);
-        Fill(weights_, lanePad_ * kBlockKeys, uint16_t{0});
     }
 
     // Keys [j0, j0 + n) as a block to compute into score buffer `buffer`: its mask classes, razor offsets and
@@ -785,16 +811,18 @@ class AmxTaskRunner {
         block.j0 = j0;
         block.n = n;
         block.rows = static_cast<int>(Round(n, kSubBlock));
-        block.index = (j0 - task_.kvBegin) / kBlockKeys;
+        block.index = (j0 - chunkBegin_) / kBlockKeys;
         block.slot = Grouped() ? buffer : block.index;
         block.scores = scores_ + buffer * kLanePad * kBlockKeys;
         for (int g = 0; g < itemCount_; ++g) {
+            block.visible[g] = true;
             for (int b = 0; b < kBlockKeys / kSubBlock; ++b) {
                 const int32_t from = j0 + b * kSubBlock;
                 const auto to = static_cast<int32_t>(Min(j0 + n, from + kSubBlock));
                 block.classes[g][b] = !masked || from >= to ? plan::TileClass::kVisible
                                                             : ClassifyTile(call_, items_[g], task_.rowBegin,
                                                                            task_.rowEnd, from, to);
+                block.visible[g] = block.visible[g] && block.classes[g][b] == plan::TileClass::kVisible;
             }
         }
         if (call_.razorOffset != nullptr) LoadRazor(j0, n);
@@ -803,6 +831,8 @@ class AmxTaskRunner {
         } else if (!chunk_->packed[block.index]) {
             Pack(block.index, j0, n, block.rows);
         }
+        block.n = UsefulKeys(j0, n, block.index);  // packed whole: other row blocks read the rest
+        block.rows = static_cast<int>(Round(block.n, kSubBlock));
         return true;
     }
 
@@ -856,30 +886,47 @@ class AmxTaskRunner {
         const bool above = j0 > lastPos;
         const bool behind = options_.window > 0 && j0 + n - 1 <= firstPos - options_.window;
         if (!above && !behind) return false;
-        const int block = (j0 - task_.kvBegin) / kBlockKeys;
+        const int block = (j0 - chunkBegin_) / kBlockKeys;
         if (!chunk_->normed[block]) {
             chunk_->keysNonFinite[block] =
                 StageKeys(j0, n, static_cast<int>(Round(n, kSubBlock)), &chunk_->keyNorm[block]);
             chunk_->normed[block] = true;
         }
-        if (chunk_->keysNonFinite[block]) return false;
+        return MaskedKeysWeighNothing(block);
+    }
+
+    // Whether keys of normed block `block` that the mask hides from every row with its finite term weigh
+    // exactly 0 (WeighsNothing's bound).
+    bool MaskedKeysWeighNothing(int block) const {
+        if (diagonalNorm_ < 0.0f || chunk_->keysNonFinite[block]) return false;
         const float reach =
             scaleMax_ * queryNorm_ * (chunk_->keyNorm[block] + diagonalNorm_) * (1.0f + 0x1p-10f);
         return reach < 3e38f && reach + options_.maskedValue < -104.0f;
     }
 
-    // Keeps the thread's packed blocks when they are this task's chunk, else starts the chunk afresh.
-    void ClaimChunk() {
+    // Keys [j0, j0 + n) of block `block` less those past every row's position under a causal mask where they
+    // weigh nothing: -inf terms, or finite ones MaskedKeysWeighNothing. The diagonal block of a row block
+    // then takes products over its visible keys only.
+    int32_t UsefulKeys(int32_t j0, int32_t n, int block) const {
+        if (!options_.causal || Grouped()) return n;
+        const int64_t lastPos = item_.prefix + task_.rowEnd - 1;
+        if (lastPos < j0 || j0 + n - 1 <= lastPos) return n;
+        const bool hidden = options_.maskedValue == kNegInf || MaskedKeysWeighNothing(block);
+        return hidden ? static_cast<int32_t>(lastPos + 1 - j0) : n;
+    }
+
+    // Keeps the thread's packed blocks when they are the chunk of keys [j0, j1), else starts it afresh.
+    void ClaimChunk(int32_t j0, int32_t j1) {
         ChunkState& c = *chunk_;
         if (Grouped()) {
             c.valid = false;  // the slots will hold the items' current blocks
             return;
         }
-        if (c.valid && c.item == itemIndex_ && c.kvBegin == task_.kvBegin && c.kvEnd == task_.kvEnd) return;
+        if (c.valid && c.item == itemIndex_ && c.kvBegin == j0 && c.kvEnd == j1) return;
         c.valid = true;
         c.item = itemIndex_;
-        c.kvBegin = task_.kvBegin;
-        c.kvEnd = task_.kvEnd;
+        c.kvBegin = j0;
+        c.kvEnd = j1;
         for (int b = 0; b < kChunkBlocks; ++b)
             c.packed[b] = c.normed[b] = false;
     }
@@ -1026,7 +1073,7 @@ class AmxTaskRunner {
         const int vectors = block.rows / 16;
         V x[kVectors];
         Logits(block, lane, x);
-        if (call_.mask != plan::MaskKind::kNone || block.n < vectors * 16) MaskLogits(block, lane, x);
+        if (!block.visible[ItemOf(lane)] || block.n < vectors * 16) MaskLogits(block, lane, x);
         float* s = block.scores + lane * kBlockKeys;
         V top = _mm512_set1_ps(kNegInf);
         __mmask16 nan = 0;
@@ -1279,6 +1326,7 @@ class AmxTaskRunner {
     char *chunkKeys_, *chunkValues_;
     uint16_t *stageHi_, *stageLo_, *weights_;
     float *scores_, *acc_, *razor_;
+    int32_t chunkBegin_ = 0;  // the first key of the keys RunKeys is running (block indices count from it)
     float queryNorm_ = 0.0f, scaleMax_ = 0.0f;
     float diagonalNorm_ = -1.0f;  // DiagonalKeyNorm(), or -1: no block is skipped by WeighsNothing
     float dotMul_[kLanePad] = {}, razorMul_[kLanePad] = {}, postMul_[kLanePad] = {};
@@ -1298,8 +1346,6 @@ class AmxTaskRunner {
 // of one chunk: the thread packs the chunk's K/V blocks once and runs them all. A range is one work item's
 // tasks (first, then rowBlocks x chunks); tasks that do not follow that pattern form a range of chunks 1
 // whose units are single tasks. The results do not depend on the order.
-constexpr int kRowBlocksPerUnit = 8;
-
 struct TaskRange {
     int64_t first;
     int32_t chunks, rowBlocks, rowBlocksPerUnit;
@@ -1346,9 +1392,35 @@ int64_t BuildRanges(const KernelCall& call, TaskRange* ranges, int64_t capacity)
     return count;
 }
 
-// Runs unit `unit`: its row blocks of one chunk, in order.
+// Whether the runner of `task` can keep its state in a slot while other tasks' runners run on the thread: a
+// row runner's task of one item, with more keys than a chunk.
+bool Interleaves(const KernelCall& call, const Task& task) {
+    return task.itemCount == 1 && task.kvEnd - task.kvBegin > kKvChunk &&
+           !AmxColumnRunner::Takes(call, task) && Takes(call, task);
+}
+
+// Runs tasks `tasks` (row blocks of one item, all its keys each) chunk by chunk: every runner continues over
+// a chunk before the next, so that the thread packs each chunk's K/V blocks once for all of them.
+void RunInterleaved(const KernelCall& call, const int64_t* tasks, int count, char* scratch,
+                    const AmxLayout& layout, const AmxOptions& options) {
+    std::optional<AmxTaskRunner> runners[kRowBlocksPerUnit];
+    for (int r = 0; r < count; ++r) {
+        runners[r].emplace(call, call.tasks[tasks[r]], 0, 1, scratch, layout, options, r);
+        runners[r]->Start();
+    }
+    const Task& first = call.tasks[tasks[0]];
+    for (int32_t j0 = first.kvBegin; j0 < first.kvEnd; j0 += kKvChunk) {
+        for (int r = 0; r < count; ++r)
+            runners[r]->RunKeys(j0, static_cast<int32_t>(Min(first.kvEnd, j0 + kKvChunk)));
+    }
+    for (int r = 0; r < count; ++r)
+        runners[r]->Finish();
+}
+
+// Runs unit `unit`: its row blocks of one chunk, in order, interleaved where their tasks read every chunk.
 template <class RunTask>
-void RunUnit(const TaskRange* ranges, int64_t count, int64_t unit, int thread, RunTask& runTask) {
+void RunUnit(const KernelCall& call, const TaskRange* ranges, int64_t count, int64_t unit, int thread,
+             char* scratch, const AmxLayout& layout, const AmxOptions& options, RunTask& runTask) {
     int64_t lo = 0, hi = count - 1;  // the last range whose firstUnit <= unit
     while (lo < hi) {
         const int64_t mid = (lo + hi + 1) / 2;
@@ -1363,8 +1435,17 @@ void RunUnit(const TaskRange* ranges, int64_t count, int64_t unit, int thread, R
     const int64_t chunk = local % range.chunks, group = local / range.chunks;
     const int64_t begin = group * range.rowBlocksPerUnit;
     const int64_t end = Min(range.rowBlocks, begin + range.rowBlocksPerUnit);
-    for (int64_t r = begin; r < end; ++r)
-        runTask(range.first + r * range.chunks + chunk, thread);
+    int64_t tasks[kRowBlocksPerUnit];
+    int interleaved = 0;
+    for (int64_t r = begin; r < end; ++r) {
+        const int64_t task = range.first + r * range.chunks + chunk;
+        if (Interleaves(call, call.tasks[task])) {
+            tasks[interleaved++] = task;
+        } else {
+            runTask(task, thread);
+        }
+    }
+    if (interleaved > 0) RunInterleaved(call, tasks, interleaved, scratch, layout, options);
 }
 
 }  // namespace
@@ -1407,7 +1488,10 @@ void RunAttention(const KernelCall& call, char* threadScratch, char* orderScratc
     } else {
         const int64_t units =
             rangeCount == 0 ? 0 : ranges[rangeCount - 1].firstUnit + ranges[rangeCount - 1].units;
-        auto runUnit = [&](int64_t unit, int thread) { RunUnit(ranges, rangeCount, unit, thread, runTask); };
+        auto runUnit = [&](int64_t unit, int thread) {
+            RunUnit(call, ranges, rangeCount, unit, thread, threadScratch + thread * layout.total, layout,
+                    options, runTask);
+        };
         core::ParallelFor(units, call.threads, runUnit);
     }
     auto merge = [&call](int64_t step, int) { avx512::MergeRowBlock(call, step); };

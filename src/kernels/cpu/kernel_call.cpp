@@ -28,15 +28,27 @@ int32_t RowsPerBlock(const WorkItem& item) {
     return std::max<int32_t>(1, std::min<int32_t>(item.qLen, kMaxLanes / std::max(1, item.headCount)));
 }
 
-// int8 P quantisation follows the softmax tile by tile from kvBegin: such items are never split.
-int32_t ChunkKeys(const AttentionPlan& plan) {
-    return plan.quant.enabled() ? INT32_MAX : kKvChunk;
+int64_t RowBlocks(const AttentionPlan& plan) {
+    int64_t blocks = 0;
+    for (const WorkItem& item : plan.items) {
+        const int32_t rows = RowsPerBlock(item);
+        blocks += (item.qLen + rows - 1) / rows;
+    }
+    return blocks;
 }
 
-int32_t ChunksOf(const AttentionPlan& plan, const WorkItem& item) {
+// Keys are cut into chunks only where the plan has too few row blocks to spread over the threads (decode
+// steps, short batches): a chunk's partial state, lanes x head size, costs as much memory traffic per key as
+// the dots, and prefill row blocks are enough work on their own. int8 P quantisation follows the softmax tile
+// by tile from kvBegin: such items are never split.
+int32_t ChunkKeys(const AttentionPlan& plan) {
+    return plan.quant.enabled() || RowBlocks(plan) >= kUnchunkedRowBlocks ? INT32_MAX : kKvChunk;
+}
+
+int32_t ChunksOf(int32_t chunkKeys, const WorkItem& item) {
     if (item.zeroOutput || item.kvEnd <= item.kvBegin) return 1;
     const int64_t keys = item.kvEnd - item.kvBegin;
-    return static_cast<int32_t>((keys + ChunkKeys(plan) - 1) / ChunkKeys(plan));
+    return static_cast<int32_t>((keys + chunkKeys - 1) / chunkKeys);
 }
 
 // Whether `next` can share a task with the items of `first`: the same sequence, rows and keys.
@@ -51,10 +63,11 @@ bool Groupable(const WorkItem& first, const WorkItem& next) {
 int32_t GroupSize(const AttentionPlan& plan, int threads) {
     int32_t most = kMaxLanes;
     int64_t ungroupedTasks = 0;
+    const int32_t chunkKeys = ChunkKeys(plan);
     for (const WorkItem& item : plan.items) {
         const int32_t rows = RowsPerBlock(item);
         most = std::min(most, std::max<int32_t>(1, kMaxLanes / (item.headCount * rows)));
-        ungroupedTasks += (item.qLen + rows - 1) / rows * ChunksOf(plan, item);
+        ungroupedTasks += (item.qLen + rows - 1) / rows * ChunksOf(chunkKeys, item);
     }
     const int64_t wanted = core::ResolveThreads(threads);
     int32_t size = most;
@@ -84,11 +97,12 @@ struct Counts {
 
 Counts Count(const AttentionPlan& plan, int threads) {
     Counts counts;
+    const int32_t chunkKeys = ChunkKeys(plan);
     ForEachGroup(plan, threads, [&](int32_t first, int32_t n) {
         const WorkItem& item = plan.items[first];
         const int32_t rows = RowsPerBlock(item);
         const int64_t blocks = (item.qLen + rows - 1) / rows;
-        const int32_t chunks = ChunksOf(plan, item);
+        const int32_t chunks = ChunksOf(chunkKeys, item);
         counts.lanes = std::max(counts.lanes, n * item.headCount * rows);
         counts.tasks += blocks * chunks;
         if (chunks > 1) {
@@ -192,10 +206,11 @@ void FoldDequantisation(KvView& view, FoldedDequant& folded) {
 
 void BuildSchedule(const AttentionPlan& plan, int threads, Task* tasks, MergeStep* merges) {
     int32_t task = 0, merge = 0, partial = 0;
+    const int32_t chunkKeys = ChunkKeys(plan);
     ForEachGroup(plan, threads, [&](int32_t first, int32_t n) {
         const WorkItem& item = plan.items[first];
         const int32_t rows = RowsPerBlock(item);
-        const int32_t chunks = ChunksOf(plan, item);
+        const int32_t chunks = ChunksOf(chunkKeys, item);
         for (int32_t r0 = 0; r0 < item.qLen; r0 += rows) {
             if (chunks > 1) merges[merge++] = {task, chunks};
             for (int32_t c = 0; c < chunks; ++c) {

@@ -4,9 +4,10 @@
 // inline function is compiled under two instruction sets with one name.
 //
 // Schedule: a work item's query rows are cut into row blocks of at most kMaxLanes (head, row) lanes, and its
-// keys into chunks of kKvChunk keys; each (row block, chunk) is a task. A row block with one chunk writes the
-// output; otherwise each chunk writes a partial softmax state and a merge step combines them in key order.
-// The cut depends on the plan alone, so results are bitwise identical for every thread count.
+// keys into chunks of kKvChunk keys when the plan has fewer than kUnchunkedRowBlocks row blocks; each
+// (row block, chunk) is a task. A row block with one chunk writes the output; otherwise each chunk writes a
+// partial softmax state and a merge step combines them in key order. The cut depends on the plan alone, so
+// results are bitwise identical for every thread count.
 //
 // Decode items of one sequence (the kv heads of a batch entry: same rows, same keys) are grouped into one
 // task while their lanes fit kMaxLanes: the task then walks each cache block once over all its kv heads, in
@@ -25,11 +26,12 @@
 
 namespace atbx::kernels::cpu {
 
-inline constexpr int kMaxLanes = 64;    // (head, row) pairs whose softmax state a task keeps
-inline constexpr int kKvChunk = 512;    // keys per task (a multiple of every tile)
-inline constexpr int kTileKeys = 128;   // most keys converted and scored at once (int8 QKV's tile)
-inline constexpr int kL1TileKeys = 32;  // keys converted and scored at once otherwise
-inline constexpr int kChannelPad = 16;  // rows of the fp32 tiles are padded to a multiple of this
+inline constexpr int kMaxLanes = 64;             // (head, row) pairs whose softmax state a task keeps
+inline constexpr int kKvChunk = 512;             // keys per task (a multiple of every tile)
+inline constexpr int kUnchunkedRowBlocks = 256;  // row blocks from which a plan's keys are not cut
+inline constexpr int kTileKeys = 128;            // most keys converted and scored at once (int8 QKV's tile)
+inline constexpr int kL1TileKeys = 32;           // keys converted and scored at once otherwise
+inline constexpr int kChannelPad = 16;           // rows of the fp32 tiles are padded to a multiple of this
 
 // One K or V cache: element (sequence, position j, head h, channel c) as plan::KvSource describes it.
 struct KvView {
