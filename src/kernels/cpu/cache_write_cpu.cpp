@@ -11,6 +11,7 @@
 
 #include "core/float16.h"
 #include "core/parallel.h"
+#include "kernels/cpu/stream_copy.h"
 #include "plan/element.h"
 
 namespace atbx::kernels::cpu {
@@ -38,11 +39,13 @@ struct StreamCut {
     int64_t pieces = 1;
     int64_t tasks = 0;
     bool streaming = false;  // non-temporal stores (the plan writes more than kStreamingBytes)
+    StreamCopyFn streamCopy = nullptr;
 };
 
 StreamCut CutOf(const CacheWriteStream& stream, bool streaming) {
     StreamCut cut;
     cut.streaming = streaming;
+    cut.streamCopy = HostStreamCopy();
     cut.stream = &stream;
     cut.elementSize = static_cast<int64_t>(DataTypeSize(stream.dtype));
     const int64_t rowBytes = std::max<int64_t>(1, stream.channels * cut.elementSize);
@@ -121,35 +124,14 @@ void WriteMeanOf(const CacheWriteStream& stream, const RowWrite& row, int64_t c0
     }
 }
 
-// Copies `bytes` bytes. kStreaming: with non-temporal stores (SSE2, part of x86-64) from the first 16-byte
-// boundary of the destination: a large write then moves each byte once each way instead of first reading the
-// destination's lines into the cache (the copy-bandwidth ceiling's memcpy does the same at its size).
+// Copies `bytes` bytes; kStreaming: with non-temporal stores (stream_copy.h).
 template <bool kStreaming>
-void CopyBytes(char* to, const char* from, size_t bytes) {
-#if defined(__SSE2__)
+void CopyBytes(const StreamCut& cut, char* to, const char* from, size_t bytes) {
     if constexpr (kStreaming) {
-        const size_t head = std::min(bytes, (16 - reinterpret_cast<uintptr_t>(to) % 16) % 16);
-        std::memcpy(to, from, head);
-        size_t done = head;
-        for (; done + 64 <= bytes; done += 64) {
-            const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done));
-            const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done + 16));
-            const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done + 32));
-            const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done + 48));
-            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done), a);
-            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done + 16), b);
-            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done + 32), c);
-            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done + 48), d);
-        }
-        for (; done + 16 <= bytes; done += 16) {
-            _mm_stream_si128(reinterpret_cast<__m128i*>(to + done),
-                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + done)));
-        }
-        std::memcpy(to + done, from + done, bytes - done);
-        return;
+        cut.streamCopy(to, from, bytes);
+    } else {
+        std::memcpy(to, from, bytes);
     }
-#endif
-    std::memcpy(to, from, bytes);
 }
 
 // Copies one whole NZ tile of kBytes (a multiple of 16) bytes; inline, without the general copy's edges.
@@ -193,7 +175,7 @@ void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
     const auto bytes = static_cast<size_t>((c1 - c0) * cut.elementSize);
     for (int64_t k = 0; k < count; ++k) {
         if (rows[k].srcRows > 1) continue;
-        CopyBytes<kStreaming>(dst + (rows[k].dstOffset + c0) * cut.elementSize,
+        CopyBytes<kStreaming>(cut, dst + (rows[k].dstOffset + c0) * cut.elementSize,
                               src + (rows[k].srcOffset + c0) * cut.elementSize, bytes);
     }
 }
@@ -224,7 +206,7 @@ void CopyNzRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
             if constexpr (kTileBytes > 0) {
                 CopyTile<kTileBytes, kStreaming>(to, from);
             } else {
-                CopyBytes<kStreaming>(to, from, bytes);
+                CopyBytes<kStreaming>(cut, to, from, bytes);
             }
         }
     }
