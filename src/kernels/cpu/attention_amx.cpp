@@ -693,6 +693,7 @@ class AmxTaskRunner {
     void LoadStoredQueries() {
         const bool half = call_.queryType == ACL_FLOAT16, norms = FiniteCausalTerms() && !Grouped();
         const __m512i exponent = _mm512_set1_epi16(static_cast<int16_t>(half ? 0x7C00 : 0x7F80));
+        PrefetchFirstQueries();
         for (int lane = 0; lane < lanePad_; ++lane) {
             __mmask32 bad = 0;
             uint16_t* hi = qHi_ + lane * l_.d32;
@@ -740,6 +741,7 @@ class AmxTaskRunner {
     void LoadQueries() {
         if (options_.queriesAsStored) return LoadStoredQueries();
         float* row = scores_;  // fp32 staging of one query row
+        PrefetchFirstQueries();
         for (int lane = 0; lane < lanePad_; ++lane) {
             __mmask16 bad = 0;
             if (lane + kPrefetchRows < lanePad_ && Valid(lane + kPrefetchRows))
@@ -768,6 +770,14 @@ class AmxTaskRunner {
     void MarkNonFinite(int lane, bool nonFinite) {
         nonFinite_[lane] = nonFinite;
         anyNonFinite_ = anyNonFinite_ || nonFinite;
+    }
+
+    // The rows of the lanes the loop's prefetches (kPrefetchRows lanes ahead) do not reach: each lane's row
+    // is a few hundred bytes strided by the other heads' rows, which the hardware prefetchers do not follow.
+    void PrefetchFirstQueries() const {
+        for (int lane = 0; lane < kPrefetchRows && lane < lanePad_; ++lane) {
+            if (Valid(lane)) PrefetchQuery(lane);
+        }
     }
 
     void PrefetchQuery(int lane) const {
