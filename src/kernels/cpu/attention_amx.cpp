@@ -71,6 +71,7 @@ void Fill(T* at, int64_t n, T value) {
 // (the pipeline holds two blocks), and keeps no chunk.
 constexpr int kChunkBlocks = kKvChunk / kBlockKeys;
 constexpr int kRowBlocksPerUnit = 8;  // row blocks a thread runs over each chunk it packs (RunUnit)
+constexpr float kLoLoReach = 64.0f;   // s |q| |k| up to which fp16 scores leave lo·lo out (ScoreProducts)
 constexpr int kMaxItems = kLanePad / (2 * 16);
 constexpr int kPackSlots = kChunkBlocks > 2 * kMaxItems ? kChunkBlocks : 2 * kMaxItems;
 struct ChunkState {
@@ -691,7 +692,8 @@ class AmxTaskRunner {
     // Queries as stored (no qScale to apply), 32 channels at a time: bf16 rows copied as they are, fp16 rows
     // split; their largest norm is taken only where WeighsNothing needs it. Lanes past the task's are zero.
     void LoadStoredQueries() {
-        const bool half = call_.queryType == ACL_FLOAT16, norms = FiniteCausalTerms() && !Grouped();
+        const bool half = call_.queryType == ACL_FLOAT16;
+        const bool norms = splitKeys_ || (FiniteCausalTerms() && !Grouped());  // ScoreProducts, WeighsNothing
         const __m512i exponent = _mm512_set1_epi16(static_cast<int16_t>(half ? 0x7C00 : 0x7F80));
         PrefetchFirstQueries();
         for (int lane = 0; lane < lanePad_; ++lane) {
@@ -963,10 +965,12 @@ class AmxTaskRunner {
     // 2 * item + slot.
     void PackItems(int slot, int32_t j0, int32_t n, int rows) {
         bool nonFinite[kMaxItems];
+        float norms[kMaxItems];
         StageItemRows(call_.key, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.d32, stageHi_, stageLo_,
-                      l_.stageRows, nonFinite);
+                      l_.stageRows, nonFinite, splitKeys_ ? norms : nullptr);
         for (int g = 0; g < itemCount_; ++g) {
             chunk_->keysNonFinite[2 * g + slot] = nonFinite[g];
+            chunk_->keyNorm[2 * g + slot] = splitKeys_ ? norms[g] : 0.0f;
             PackKeys(stageHi_ + g * l_.stageRows, rows, l_.d32, KeyPart(2 * g + slot, 0));
             if (splitKeys_) PackKeys(stageLo_ + g * l_.stageRows, rows, l_.d32, KeyPart(2 * g + slot, 1));
         }
@@ -1014,8 +1018,21 @@ class AmxTaskRunner {
 
     // Tile steps of a block's products (LaneFeed spreads vector work over them).
     int ScoreSteps(const BlockRef& block) const {
-        return itemCount_ * TileSteps(splitKeys_ ? 3 : 1, static_cast<int>(l_.d32 / kPairSteps), mTiles_,
-                                      block.rows / kTileRows);
+        int steps = 0;
+        for (int g = 0; g < itemCount_; ++g) {
+            steps += TileSteps(ScoreProducts(SlotOf(block, g)), static_cast<int>(l_.d32 / kPairSteps),
+                               mTiles_, block.rows / kTileRows);
+        }
+        return steps;
+    }
+
+    // Tile products of a block's scores: one for bf16 keys; for split fp16 ones hi·hi + hi·lo + lo·hi, and
+    // lo·lo too where the logits are large. Each lo part is at most 2^-9 of its value, so leaving lo·lo out
+    // moves a logit by at most s |q| |k| 2^-18: 2^-12 while s |q| |k| <= kLoLoReach (s the largest |row
+    // scale|, |q| the task's largest query norm, |k| the block's largest key norm).
+    int ScoreProducts(int slot) const {
+        if (!splitKeys_) return 1;
+        return scaleMax_ * queryNorm_ * chunk_->keyNorm[slot] <= kLoLoReach ? 3 : 4;
     }
     int ValueSteps(const BlockRef& block) const {
         return itemCount_ * TileSteps(splitValues_ ? 2 : 1, block.rows / kPairSteps, mTiles_,
@@ -1041,10 +1058,10 @@ class AmxTaskRunner {
         }
         const uint16_t *kHi = KeyPart(slot, 0), *kLo = KeyPart(slot, 1);
         const uint16_t *qHi = qHi_ + first * l_.d32, *qLo = qLo_ + first * l_.d32;
-        const Product split[] = {{qHi, kHi}, {qHi, kLo}, {qLo, kHi}};
-        TileGemm(split, splitKeys_ ? 3 : 1, l_.d32 * 2, kBlockKeys * 4, static_cast<int>(l_.d32 / kPairSteps),
-                 mTiles_, block.rows / kTileRows, block.scores + first * kBlockKeys, kBlockKeys * 4, false,
-                 between);
+        const Product split[] = {{qHi, kHi}, {qHi, kLo}, {qLo, kHi}, {qLo, kLo}};
+        TileGemm(split, ScoreProducts(slot), l_.d32 * 2, kBlockKeys * 4,
+                 static_cast<int>(l_.d32 / kPairSteps), mTiles_, block.rows / kTileRows,
+                 block.scores + first * kBlockKeys, kBlockKeys * 4, false, between);
         for (int lane = first; lane < first + itemPad_ && anyNonFinite_; ++lane) {
             if (nonFinite_[lane]) ExactLaneScores(block, lane);
         }

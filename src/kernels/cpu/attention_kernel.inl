@@ -301,6 +301,65 @@ class TaskRunner {
             for (int c = call_.headDimV; c < call_.dimVPad; ++c)
                 values_[t * call_.dimVPad + c] = 0.0f;
         }
+        if (kMasked && call_.finiteCausal.on && task_.itemCount == 1) PrepareSkipping();
+    }
+
+    // WeighsNothing's bound: the lanes' largest |q| times their scale (queryReach_) and the largest norm of
+    // the rows' own keys, each row's last visible one (ownKeyNorm_); left at -1 (no tile skipped) when one is
+    // not finite or an own key lies outside the item's keys.
+    void PrepareSkipping() {
+        const plan::WorkItem& item = items_[0];
+        const int64_t first = item.prefix + task_.rowBegin, last = item.prefix + task_.rowEnd - 1;
+        if (first < item.kvBegin || last >= item.kvEnd) return;
+        float reach = 0.0f;
+        for (int lane = 0; lane < lanes_; ++lane) {
+            const float* q = query_ + int64_t{lane} * call_.dimPad;
+            const float scale = Field(kPostMul)[lane] * Field(kDotMul)[lane];
+            const float norm = __builtin_sqrtf(Dot(q, q, call_.dimPad)) * (scale < 0.0f ? -scale : scale);
+            if (!(norm <= 3e38f)) return;
+            reach = norm > reach ? norm : reach;
+        }
+        float own = 0.0f;
+        for (int64_t j = first; j <= last; j += kTileKeys) {
+            const float norm = KeyNorm(j, static_cast<int32_t>(last + 1 - j < kTileKeys ? last + 1 - j : kTileKeys));
+            if (!(norm <= 3e38f)) return;
+            own = norm > own ? norm : own;
+        }
+        queryReach_ = reach;
+        ownKeyNorm_ = own;
+    }
+
+    // The largest norm of the item's keys [j0, j0 + n), n <= kTileKeys, converted into keys_ (NaN or inf when
+    // one of them is not finite).
+    float KeyNorm(int64_t j0, int32_t n) {
+        const char* rows[kTileKeys];
+        RowAddresses(call_.key, items_[0], j0, n, rows);
+        ConvertRows(call_.key, items_[0], rows, n, keys_, call_.dimPad);
+        float largest = 0.0f;
+        for (int32_t t = 0; t < n; ++t) {
+            const float* k = keys_ + int64_t{t} * call_.dimPad;
+            const float norm = __builtin_sqrtf(Dot(k, k, call_.dimPad));
+            if (!(norm <= 3e38f)) return norm;
+            largest = norm > largest ? norm : largest;
+        }
+        return largest;
+    }
+
+    // True when keys [j0, j0 + n) are hidden from every row of the task by the finite causal term and provably
+    // weigh exactly 0: each row sees its own key, whose logit is at least -queryReach_ |k_own|, while these
+    // keys' logits are at most queryReach_ |k| + term (Cauchy-Schwarz; 2^-10 of slack for the fp32 norms).
+    // When the difference is below -104, e^difference is 0 in fp32 whatever the order of the online softmax
+    // and merges, so computing the keys would only add zeros (as cpu:amx, docs/decisions.md).
+    bool WeighsNothing(int32_t j0, int32_t n) {
+        if (ownKeyNorm_ < 0.0f) return false;
+        const plan::WorkItem& item = items_[0];
+        const int64_t firstPos = item.prefix + task_.rowBegin, lastPos = item.prefix + task_.rowEnd - 1;
+        const int64_t window = call_.finiteCausal.window;
+        const bool above = j0 > lastPos;
+        const bool behind = window > 0 && j0 + n - 1 <= firstPos - window;
+        if (!above && !behind) return false;
+        const float reach = queryReach_ * (KeyNorm(j0, n) + ownKeyNorm_) * (1.0f + 0x1p-10f);
+        return reach < 3e38f && reach + call_.finiteCausal.term < -104.0f;
     }
 
     // logit = (dot * dotMul + razor * razorMul) * postMul. The row scale s multiplies the query first when
@@ -385,6 +444,9 @@ class TaskRunner {
         plan::TileClass tile = plan::TileClass::kVisible;
         if constexpr (kMasked) tile = ClassifyTile(call_, first, task_.rowBegin, task_.rowEnd, j0, j0 + n);
         if (tile == plan::TileClass::kHidden) return;  // every term -inf: the keys take no part
+        if constexpr (kMasked) {
+            if (WeighsNothing(j0, n)) return;
+        }
         if (call_.razorOffset != nullptr) {
             for (int32_t t = 0; t < n; ++t) {
                 const int64_t j = j0 + t;
@@ -740,6 +802,7 @@ class TaskRunner {
     float* razor_;
     float* acc_;
     float* lane_;
+    float queryReach_ = -1.0f, ownKeyNorm_ = -1.0f;  // PrepareSkipping; -1: no tile is skipped
 };
 
 }  // namespace

@@ -4,6 +4,10 @@
 #include <numeric>
 #include <random>
 
+#include <gtest/gtest.h>
+
+#include "core/str_cat.h"
+#include "plan/element.h"
 #include "support/validate.h"
 #include "verify/random_fill.h"
 
@@ -358,6 +362,19 @@ SaShape DecoderShape() {
     shape.seqLen = {1, 1, 1};
     shape.kvSeqLen = {9, 30, 2};
     return shape;
+}
+
+void UseModelMaskTile(TestCall& call, int64_t window) {
+    io::HostTensor& mask = call.In("attentionMask");
+    const int64_t side = window > 0 ? 512 : 128;
+    ASSERT_EQ(ShapeToString(mask.desc.shape), core::StrCat("[", side, ", ", side, "]"));
+    const double masked = mask.desc.dtype == ACL_BF16 ? 1.0 : -10000.0;
+    for (int64_t r = 0; r < side; ++r) {
+        for (int64_t c = 0; c < side; ++c) {
+            const bool hidden = c > r || (window > 0 && c <= r - window);
+            plan::StoreElement(mask.bytes.data(), mask.desc.dtype, r * side + c, hidden ? masked : 0.0);
+        }
+    }
 }
 
 TestCall MakeSaCall(const infer::SelfAttentionParam& param, const SaShape& shape, Platform platform) {

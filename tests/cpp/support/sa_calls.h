@@ -62,6 +62,12 @@ SaShape DecoderShape();
 TestCall MakeSaCall(const infer::SelfAttentionParam& param, const SaShape& shape = {},
                     Platform platform = Platform::kAtlasA2);
 
+// Fills the call's compressed causal tile (ND [128, 128], or the [512, 512] sliding-window tile with a window
+// of at most 384) as models pass it (docs/spec/self_attention.md 3.4, 3.6): 0 where visible, and where hidden
+// -10000 in fp16 masks, the flag 1 (-3e38) in bf16 ones, rather than MakeSaCall's random values. Keys such a
+// finite term hides then weigh nothing, and the CPU paths skip them where they can prove it.
+void UseModelMaskTile(TestCall& call, int64_t window = 0);
+
 }  // namespace atbx::test
 
 #endif  // ATBX_TESTS_SUPPORT_SA_CALLS_H

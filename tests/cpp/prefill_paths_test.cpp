@@ -1,0 +1,130 @@
+// SelfAttention prefills on every CPU path of the registry, forced in turn, with the compressed causal and
+// sliding-window tiles as models pass them: hidden keys take a finite term (-10000 in fp16, flags times -3e38
+// in bf16), and each path skips the keys such a term hides from a whole row block only where a norm bound
+// proves they weigh exactly 0 (docs/decisions.md). Against the float64 reference under the precision
+// standard; scores large enough that the term no longer hides anything; a NaN key above the diagonal; bitwise
+// identical results on 1, 2 and 3 threads. A path this CPU lacks is skipped with the missing feature named.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "plan/element.h"
+#include "support/run_call.h"
+#include "support/sa_calls.h"
+
+namespace atbx::test {
+namespace {
+
+using Param = infer::SelfAttentionParam;
+
+Param Encoder(Param::MaskType mask, uint32_t window = 0) {
+    Param p = PaEncoderParam();
+    p.headNum = 8;
+    p.kvHeadNum = 2;
+    p.maskType = mask;
+    p.isTriuMask = mask == Param::MASK_TYPE_NORM_COMPRESS ? 1 : 0;
+    p.windowSize = window;
+    return p;
+}
+
+SaShape Shape(int32_t headSize, std::vector<int32_t> seqLen, aclDataType dtype) {
+    SaShape s;
+    s.headSize = headSize;
+    s.seqLen = std::move(seqLen);
+    s.dtype = dtype;
+    return s;
+}
+
+// A causal prefill (lengths 300, 129 and 1, head size 128) or a sliding-window one (window 100, lengths 400
+// and 33, head size 64), its mask tile as models pass it.
+TestCall ModelPrefill(bool window, aclDataType dtype) {
+    TestCall call =
+        window
+            ? MakeSaCall(Encoder(Param::MASK_TYPE_SLIDING_WINDOW_COMPRESS, 100), Shape(64, {400, 33}, dtype))
+            : MakeSaCall(Encoder(Param::MASK_TYPE_NORM_COMPRESS), Shape(128, {300, 129, 1}, dtype));
+    UseModelMaskTile(call, window ? 100 : 0);
+    return call;
+}
+
+void Scale(io::HostTensor& tensor, double factor) {
+    const auto count = static_cast<int64_t>(tensor.bytes.size() / 2);  // fp16 or bf16
+    for (int64_t i = 0; i < count; ++i) {
+        const double v = plan::LoadElement(tensor.bytes.data(), tensor.desc.dtype, i);
+        plan::StoreElement(tensor.bytes.data(), tensor.desc.dtype, i, v * factor);
+    }
+}
+
+// 'n' NaN, 'i' infinite, 'f' finite for every element of output 0.
+std::string ElementClasses(const TestCall& call) {
+    const io::HostTensor& out = call.outputs[0];
+    std::string classes;
+    for (int64_t i = 0; i < static_cast<int64_t>(out.bytes.size()) / 2; ++i) {
+        const double v = plan::LoadElement(out.bytes.data(), out.desc.dtype, i);
+        classes += std::isnan(v) ? 'n' : (std::isinf(v) ? 'i' : 'f');
+    }
+    return classes;
+}
+
+class PrefillPathTest : public testing::TestWithParam<std::string> {
+  protected:
+    void SetUp() override {
+        const std::string missing = MissingCpuFeature(GetParam());
+        if (!missing.empty()) GTEST_SKIP() << GetParam() << " does not run here: " << missing;
+    }
+    const char* Path() const { return GetParam().c_str(); }
+
+    void ExpectMeetsTheStandard(TestCall& call, const std::vector<double>& reference, int64_t headSize) {
+        const RunResult run = Execute(call, Backend::kCpu, 2, Path());
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(run.kernel, GetParam());
+        EXPECT_EQ(PrecisionFailure(call, reference, headSize, 400), "");
+    }
+};
+
+TEST_P(PrefillPathTest, ModelMaskTilesMeetThePrecisionStandard) {
+    for (const bool window : {false, true}) {
+        for (const aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+            SCOPED_TRACE(std::string(window ? "sliding window " : "causal ") +
+                         (dtype == ACL_BF16 ? "bf16" : "fp16"));
+            TestCall call = ModelPrefill(window, dtype);
+            ExpectMeetsTheStandard(call, ReferenceResult(call), window ? 64 : 128);
+        }
+    }
+}
+
+// Queries and keys times 150: scores spread over some ±10000 (qkScale 1/8), so -10000 no longer makes the
+// hidden keys' weights 0 and the bound must keep every such key.
+TEST_P(PrefillPathTest, ScoresBeyondTheMaskTermKeepTheHiddenKeys) {
+    TestCall call = ModelPrefill(false, ACL_FLOAT16);
+    Scale(call.In("query"), 150.0);
+    Scale(call.In("key"), 150.0);
+    ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+}
+
+// Token 200's key (kv head 1) is NaN: hidden from rows 0-199 by a finite term, it still makes their scores
+// NaN in the reference, so no path may skip it.
+TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalIsNeverSkipped) {
+    TestCall call = ModelPrefill(false, ACL_FLOAT16);
+    plan::StoreElement(call.In("key").bytes.data(), ACL_FLOAT16, (200 * 2 + 1) * 128 + 7, NAN);
+    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+    const std::string expected = ElementClasses(call);
+    ASSERT_NE(expected.find('n'), std::string::npos);
+    const RunResult run = Execute(call, Backend::kCpu, 2, Path());
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    EXPECT_EQ(ElementClasses(call), expected);
+}
+
+TEST_P(PrefillPathTest, OneTwoAndThreeThreadsGiveIdenticalBits) {
+    TestCall call = ModelPrefill(true, ACL_BF16);
+    ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
+}
+
+std::string PathName(const testing::TestParamInfo<std::string>& path) {
+    return path.param.substr(path.param.find(':') + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, PrefillPathTest, testing::ValuesIn(CpuPaths()), PathName);
+
+}  // namespace
+}  // namespace atbx::test
