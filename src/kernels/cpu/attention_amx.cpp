@@ -71,7 +71,10 @@ void Fill(T* at, int64_t n, T value) {
 // (the pipeline holds two blocks), and keeps no chunk.
 constexpr int kChunkBlocks = kKvChunk / kBlockKeys;
 constexpr int kRowBlocksPerUnit = 8;  // row blocks a thread runs over each chunk it packs (RunUnit)
-constexpr float kLoLoReach = 64.0f;   // s |q| |k| up to which fp16 scores leave lo·lo out (ScoreProducts)
+// Bytes of the runners' slots (queries and acc) a thread keeps for interleaved row blocks: with the packed
+// chunk they stay in L2.
+constexpr int64_t kSlotBytes = int64_t{1} << 20;
+constexpr float kLoLoReach = 64.0f;  // s |q| |k| up to which fp16 scores leave lo·lo out (ScoreProducts)
 constexpr int kMaxItems = kLanePad / (2 * 16);
 constexpr int kPackSlots = kChunkBlocks > 2 * kMaxItems ? kChunkBlocks : 2 * kMaxItems;
 struct ChunkState {
@@ -88,7 +91,8 @@ struct ChunkState {
 // Byte offsets of one thread's arrays inside its AMX scratch; d32 / v32: head sizes rounded up to 32.
 struct AmxLayout {
     int64_t d32, v32;
-    int64_t qHi, qLo;            // bf16 [kRowBlocksPerUnit][kLanePad, d32] each runner's queries in its slot
+    int slots;                   // runners that keep their state at once (RunInterleaved)
+    int64_t qHi, qLo;            // bf16 [slots][kLanePad, d32] each runner's queries in its slot
     int64_t querySlot;           // bytes of one slot of qHi (and of qLo)
     int64_t chunk;               // ChunkState: which keys chunkKeys / chunkValues hold
     int64_t chunkKeys;           // per packed slot, hi then lo: bf16 pairs [d32 / 2, kBlockKeys, 2]
@@ -98,25 +102,30 @@ struct AmxLayout {
     int64_t stageHi, stageLo;    // bf16 [kMaxItems][kBlockKeys, max(d32, v32)] rows of the block being packed
     int64_t weights;             // bf16 [kLanePad, kBlockKeys] P
     int64_t scores;              // fp32 [2][kLanePad, kBlockKeys]: two blocks' scores (Run's pipeline)
-    int64_t acc;                 // fp32 [kRowBlocksPerUnit][kLanePad, v32]: each runner of a unit its slot
+    int64_t acc;                 // fp32 [slots][kLanePad, v32]: each runner's acc in its slot
     int64_t accSlot;             // bytes of one slot of acc
     int64_t razor;               // fp32 [kBlockKeys]
     int64_t total;
 };
 
-AmxLayout LayoutFor(int headDim, int headDimV) {
+// keysWhole: the schedule left row blocks' keys whole (KernelCall::keysWhole), so row blocks interleave, as
+// many as kSlotBytes of slots hold (2 to kRowBlocksPerUnit); else one slot.
+AmxLayout LayoutFor(int headDim, int headDimV, bool keysWhole) {
     AmxLayout l{};
     l.d32 = Round(headDim, kPairSteps);
     l.v32 = Round(headDimV, kPairSteps);
+    l.querySlot = kLanePad * l.d32 * 2;
+    l.accSlot = kLanePad * l.v32 * 4;
+    const int64_t fit = kSlotBytes / (2 * l.querySlot + l.accSlot);
+    l.slots = keysWhole ? static_cast<int>(Min(kRowBlocksPerUnit, Max(2, fit))) : 1;
     int64_t at = 0;
     const auto take = [&at](int64_t bytes) {
         const int64_t start = at;
         at += Round(bytes, 64);
         return start;
     };
-    l.querySlot = kLanePad * l.d32 * 2;
-    l.qHi = take(kRowBlocksPerUnit * l.querySlot);
-    l.qLo = take(kRowBlocksPerUnit * l.querySlot);
+    l.qHi = take(l.slots * l.querySlot);
+    l.qLo = take(l.slots * l.querySlot);
     l.keyPart = kBlockKeys * l.d32 * 2;
     l.valuePart = kBlockKeys * l.v32 * 2;
     l.chunk = take(sizeof(ChunkState));
@@ -127,8 +136,7 @@ AmxLayout LayoutFor(int headDim, int headDimV) {
     l.stageLo = take(kMaxItems * l.stageRows * 2);
     l.weights = take(kLanePad * kBlockKeys * 2);
     l.scores = take(2 * kLanePad * kBlockKeys * 4);
-    l.accSlot = kLanePad * l.v32 * 4;
-    l.acc = take(kRowBlocksPerUnit * l.accSlot);
+    l.acc = take(l.slots * l.accSlot);
     l.razor = take(kBlockKeys * 4);
     l.total = at;
     return l;
@@ -1472,13 +1480,16 @@ void RunUnit(const KernelCall& call, const TaskRange* ranges, int64_t count, int
             runTask(task, thread);
         }
     }
-    if (interleaved > 0) RunInterleaved(call, tasks, interleaved, scratch, layout, options);
+    for (int first = 0; first < interleaved; first += layout.slots) {
+        RunInterleaved(call, tasks + first, static_cast<int>(Min(layout.slots, interleaved - first)), scratch,
+                       layout, options);
+    }
 }
 
 }  // namespace
 
-int64_t ThreadScratchBytes(int headDim, int headDimV) {
-    return LayoutFor(headDim, headDimV).total;
+int64_t ThreadScratchBytes(int headDim, int headDimV, bool keysWhole) {
+    return LayoutFor(headDim, headDimV, keysWhole).total;
 }
 
 int64_t OrderScratchBytes(int64_t items) {
@@ -1487,7 +1498,7 @@ int64_t OrderScratchBytes(int64_t items) {
 
 void RunAttention(const KernelCall& call, char* threadScratch, char* orderScratch, int64_t items,
                   const AmxOptions& options) {
-    const AmxLayout layout = LayoutFor(call.headDim, call.headDimV);
+    const AmxLayout layout = LayoutFor(call.headDim, call.headDimV, call.keysWhole);
     for (int thread = 0; thread < call.threads; ++thread)
         reinterpret_cast<ChunkState*>(threadScratch + thread * layout.total + layout.chunk)->valid = false;
     auto runTask = [&](int64_t index, int thread) {

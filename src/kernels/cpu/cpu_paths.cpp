@@ -62,7 +62,8 @@ uint64_t AttentionWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
 }
 
 uint64_t AmxWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
-    const auto perThread = static_cast<uint64_t>(amx::ThreadScratchBytes(plan.headDim, plan.headDimV));
+    const auto perThread =
+        static_cast<uint64_t>(amx::ThreadScratchBytes(plan.headDim, plan.headDimV, KeysWhole(plan)));
     const auto order = static_cast<uint64_t>(amx::OrderScratchBytes(static_cast<int64_t>(plan.items.size())));
     return CallWorkspaceBytes(plan, threads) +
            perThread * static_cast<uint64_t>(core::ResolveThreads(threads)) + order + 64;
@@ -79,7 +80,7 @@ void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
         options.maskedValue = static_cast<float>(causal->maskedValue);
         options.window = causal->window;
     }
-    const int64_t perThread = amx::ThreadScratchBytes(plan.headDim, plan.headDimV);
+    const int64_t perThread = amx::ThreadScratchBytes(plan.headDim, plan.headDimV, KeysWhole(plan));
     char* orderScratch = amxScratch + perThread * core::ResolveThreads(threads);
     amx::RunAttention(PrepareCall(plan, threads, workspace), amxScratch, orderScratch,
                       static_cast<int64_t>(plan.items.size()), options);

@@ -265,6 +265,10 @@ uint64_t CallWorkspaceBytes(const AttentionPlan& plan, int threads) {
     return static_cast<uint64_t>(RegionsFor(plan, threads).total);
 }
 
+bool KeysWhole(const AttentionPlan& plan) {
+    return ChunkKeys(plan) == INT32_MAX;
+}
+
 KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) {
     const Counts counts = Count(plan, threads);
     const Regions regions = RegionsFor(plan, threads);
@@ -331,6 +335,7 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.layout = LayoutFor(plan, counts.lanes);
     call.scratch = reinterpret_cast<float*>(base + regions.scratch);
     call.threads = core::ResolveThreads(threads);
+    call.keysWhole = KeysWhole(plan);
     return call;
 }
 

@@ -145,6 +145,7 @@ struct KernelCall {
     float* scratch = nullptr;  // per thread, layout.total floats each
     ScratchLayout layout;
     int threads = 1;
+    bool keysWhole = false;  // KeysWhole(plan)
 };
 
 // Why the vectorised kernels cannot run the plan (plan features only), or nothing.
@@ -152,6 +153,9 @@ std::optional<std::string> CallRefusal(const plan::AttentionPlan& plan);
 
 // Bytes of workspace a call with this plan needs on `threads` threads (0: every hardware thread).
 uint64_t CallWorkspaceBytes(const plan::AttentionPlan& plan, int threads);
+
+// Whether the schedule leaves every row block's keys whole (no chunks, no partial states).
+bool KeysWhole(const plan::AttentionPlan& plan);
 
 // Resolves the plan and lays the schedule out in `workspace` (CallWorkspaceBytes(plan, threads) bytes).
 KernelCall PrepareCall(const plan::AttentionPlan& plan, int threads, void* workspace);
