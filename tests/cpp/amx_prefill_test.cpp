@@ -35,14 +35,6 @@ Param Encoder(int32_t heads, int32_t kvHeads, Param::MaskType mask) {
     return p;
 }
 
-SaShape Shape(int32_t headSize, std::vector<int32_t> seqLen, aclDataType dtype) {
-    SaShape s;
-    s.headSize = headSize;
-    s.seqLen = std::move(seqLen);
-    s.dtype = dtype;
-    return s;
-}
-
 // One long sequence and 150 one-token ones: with two kv heads, 300+ row blocks, so that the schedule does not
 // cut keys into chunks and the runner interleaves the long sequence's row blocks chunk by chunk.
 std::vector<int32_t> LongAmongMany(int32_t longest) {
@@ -54,32 +46,32 @@ std::vector<int32_t> LongAmongMany(int32_t longest) {
 std::vector<PrefillCase> Cases() {
     std::vector<PrefillCase> cases;
     cases.push_back({"gqa1_d64_tensor_causal_lengths_1_17_129_1000_fp16",
-                     Encoder(2, 2, Param::MASK_TYPE_NORM), Shape(64, {1, 17, 129, 1000}, ACL_FLOAT16)});
+                     Encoder(2, 2, Param::MASK_TYPE_NORM), MakeSaShape(64, {1, 17, 129, 1000}, ACL_FLOAT16)});
     {
         Param p = Encoder(8, 2, Param::MASK_TYPE_NORM_COMPRESS);
         p.isTriuMask = 1;
-        cases.push_back({"gqa4_d128_compressed_causal_bf16", p, Shape(128, {129, 1000, 17}, ACL_BF16)});
+        cases.push_back({"gqa4_d128_compressed_causal_bf16", p, MakeSaShape(128, {129, 1000, 17}, ACL_BF16)});
     }
     cases.push_back({"gqa7_d72_unmasked_fp16", Encoder(14, 2, Param::MASK_TYPE_UNDEFINED),
-                     Shape(72, {300, 5}, ACL_FLOAT16)});
+                     MakeSaShape(72, {300, 5}, ACL_FLOAT16)});
     cases.push_back({"gqa7_d72_unmasked_bf16", Encoder(7, 1, Param::MASK_TYPE_UNDEFINED),
-                     Shape(72, {300, 33}, ACL_BF16)});
+                     MakeSaShape(72, {300, 33}, ACL_BF16)});
     for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
         Param p = Encoder(8, 2, Param::MASK_TYPE_NORM);
         p.mlaVHeadSize = 128;
         p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
         cases.push_back(
             {dtype == ACL_BF16 ? "mla_192_128_tensor_causal_bf16" : "mla_192_128_tensor_causal_fp16", p,
-             Shape(192, {200, 17}, dtype)});
+             MakeSaShape(192, {200, 17}, dtype)});
     }
     {
         Param p = Encoder(8, 2, Param::MASK_TYPE_SLIDING_WINDOW_COMPRESS);
         p.windowSize = 100;
-        cases.push_back({"gqa4_d128_sliding_window_fp16", p, Shape(128, {700, 129}, ACL_FLOAT16)});
+        cases.push_back({"gqa4_d128_sliding_window_fp16", p, MakeSaShape(128, {700, 129}, ACL_FLOAT16)});
     }
     {
         Param p = Encoder(4, 4, Param::MASK_TYPE_ALIBI);
-        SaShape s = Shape(64, {150, 40}, ACL_FLOAT16);
+        SaShape s = MakeSaShape(64, {150, 40}, ACL_FLOAT16);
         s.mask = SaMaskForm::kPerHead;
         cases.push_back({"gqa1_d64_alibi_fp16", p, s});
     }
@@ -87,7 +79,7 @@ std::vector<PrefillCase> Cases() {
         Param p = PrefixParam(Param::MASK_TYPE_CAUSAL_MASK);
         p.headNum = 8;
         p.kvHeadNum = 2;
-        SaShape s = Shape(128, {130, 7}, dtype);
+        SaShape s = MakeSaShape(128, {130, 7}, dtype);
         s.kvSeqLen = {258, 135};
         cases.push_back({dtype == ACL_BF16 ? "prefix_causal_bf16" : "prefix_causal_fp16", p, s});
     }
@@ -97,19 +89,19 @@ std::vector<PrefillCase> Cases() {
         Param p = Encoder(128, 1, Param::MASK_TYPE_NORM);
         p.mlaVHeadSize = 512;
         p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
-        cases.push_back({"mla_576_512_128_heads_bf16", p, Shape(576, {70, 3}, ACL_BF16)});
+        cases.push_back({"mla_576_512_128_heads_bf16", p, MakeSaShape(576, {70, 3}, ACL_BF16)});
     }
     // 80 heads on one kv head: row blocks of one row of 80 lanes (as MLA's 128 heads on one latent head).
     cases.push_back({"gqa80_rows_of_80_lanes_bf16", Encoder(80, 1, Param::MASK_TYPE_UNDEFINED),
-                     Shape(64, {40}, ACL_BF16)});
+                     MakeSaShape(64, {40}, ACL_BF16)});
     for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
         Param p = Encoder(2, 1, Param::MASK_TYPE_UNDEFINED);
         p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
-        SaShape s = Shape(128, {300}, dtype);
+        SaShape s = MakeSaShape(128, {300}, dtype);
         s.kvSeqLen = {4096};
         s.seqLen2d = true;
         cases.push_back({dtype == ACL_BF16 ? "long4k_bf16" : "long4k_fp16", p, s});
-        SaShape s64 = Shape(64, {100, 30}, dtype);
+        SaShape s64 = MakeSaShape(64, {100, 30}, dtype);
         s64.kvSeqLen = {4096, 30};
         s64.seqLen2d = true;
         cases.push_back({dtype == ACL_BF16 ? "long4k_d64_bf16" : "long4k_d64_fp16", p, s64});
@@ -119,18 +111,20 @@ std::vector<PrefillCase> Cases() {
         p.isTriuMask = 1;
         cases.push_back(
             {dtype == ACL_BF16 ? "interleaved_compressed_causal_bf16" : "interleaved_compressed_causal_fp16",
-             p, Shape(128, LongAmongMany(700), dtype)});
+             p, MakeSaShape(128, LongAmongMany(700), dtype)});
     }
     {
         Param p = Encoder(8, 2, Param::MASK_TYPE_SLIDING_WINDOW_COMPRESS);
         p.windowSize = 100;
-        cases.push_back({"interleaved_sliding_window_bf16", p, Shape(64, LongAmongMany(900), ACL_BF16)});
+        cases.push_back(
+            {"interleaved_sliding_window_bf16", p, MakeSaShape(64, LongAmongMany(900), ACL_BF16)});
     }
     {
         Param p = PrefixParam(Param::MASK_TYPE_CAUSAL_MASK);  // -inf terms
         p.headNum = 8;
         p.kvHeadNum = 2;
-        cases.push_back({"interleaved_prefix_causal_fp16", p, Shape(128, LongAmongMany(601), ACL_FLOAT16)});
+        cases.push_back(
+            {"interleaved_prefix_causal_fp16", p, MakeSaShape(128, LongAmongMany(601), ACL_FLOAT16)});
     }
     return cases;
 }
@@ -170,14 +164,15 @@ using AmxPrefillOnly = AmxFixture<>;
 
 TEST_F(AmxPrefillOnly, OneTwoAndThreeThreadsGiveIdenticalBits) {
     // 1000 keys: each row block's keys are split into chunks whose partial states are merged.
-    TestCall call = MakeSaCall(Encoder(8, 2, Param::MASK_TYPE_NORM), Shape(128, {1000, 129, 1}, ACL_FLOAT16));
+    TestCall call =
+        MakeSaCall(Encoder(8, 2, Param::MASK_TYPE_NORM), MakeSaShape(128, {1000, 129, 1}, ACL_FLOAT16));
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, kAmx);
 }
 
 TEST_F(AmxPrefillOnly, InterleavedRowBlocksGiveIdenticalBitsOnOneTwoAndThreeThreads) {
     Param p = Encoder(8, 2, Param::MASK_TYPE_NORM_COMPRESS);
     p.isTriuMask = 1;
-    TestCall call = MakeSaCall(p, Shape(128, LongAmongMany(700), ACL_FLOAT16));
+    TestCall call = MakeSaCall(p, MakeSaShape(128, LongAmongMany(700), ACL_FLOAT16));
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, kAmx);
 }
 
@@ -210,18 +205,7 @@ std::vector<std::pair<int64_t, int64_t>> NaNRows(const TestCall& call, int64_t h
 TestCall CausalPrefill(aclDataType dtype, bool compressed = false) {
     Param p = Encoder(4, 2, compressed ? Param::MASK_TYPE_NORM_COMPRESS : Param::MASK_TYPE_NORM);
     p.isTriuMask = compressed ? 1 : 0;
-    return MakeSaCall(p, Shape(64, {300}, dtype));
-}
-
-// 'n' NaN, 'i' infinite, 'f' finite for every element of output 0.
-std::string ElementClasses(const TestCall& call) {
-    const io::HostTensor& out = call.outputs[0];
-    std::string classes;
-    for (int64_t i = 0; i < static_cast<int64_t>(out.bytes.size()) / 2; ++i) {
-        const double v = plan::LoadElement(out.bytes.data(), out.desc.dtype, i);
-        classes += std::isnan(v) ? 'n' : (std::isinf(v) ? 'i' : 'f');
-    }
-    return classes;
+    return MakeSaCall(p, MakeSaShape(64, {300}, dtype));
 }
 
 TEST_F(AmxPrefillOnly, NonFiniteKeysAndValuesGiveTheReferencesClassOfResult) {
@@ -238,11 +222,11 @@ TEST_F(AmxPrefillOnly, NonFiniteKeysAndValuesGiveTheReferencesClassOfResult) {
         // Token 290, kv head 0, hidden from the 128-row blocks before it: a NaN key.
         SetElement(call.In("key"), (290 * 2 + 0) * 64 + 3, NAN);
         ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
-        const std::string expected = ElementClasses(call);
+        const std::string expected = OutputClasses(call);
         ASSERT_NE(expected.find('n'), std::string::npos);
         const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
         ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-        EXPECT_EQ(ElementClasses(call), expected);
+        EXPECT_EQ(OutputClasses(call), expected);
     }
 }
 
@@ -278,7 +262,7 @@ TEST_F(AmxPrefillOnly, InfiniteQueryUnderClampMeetsThePrecisionStandard) {
         p.clampType = Param::CLAMP_TYPE_MIN_MAX;
         p.clampMin = -4.0f;
         p.clampMax = 4.0f;
-        TestCall call = MakeSaCall(p, Shape(64, {300}, dtype));
+        TestCall call = MakeSaCall(p, MakeSaShape(64, {300}, dtype));
         SetElement(call.In("query"), (77 * 4 + 3) * 64 + 1, INFINITY);
         const std::vector<double> reference = ReferenceResult(call);
         for (double v : reference)
@@ -291,7 +275,8 @@ TEST_F(AmxPrefillOnly, InfiniteQueryUnderClampMeetsThePrecisionStandard) {
 // keep their weights in fp32 (rounded to bf16 they would move outputs that cancel to a small fraction of the
 // values beyond the standard).
 TEST_F(AmxPrefillOnly, ValuesNearTheBf16MaximumMeetThePrecisionStandard) {
-    TestCall call = MakeSaCall(Encoder(4, 2, Param::MASK_TYPE_UNDEFINED), Shape(64, {40, 33}, ACL_BF16));
+    TestCall call =
+        MakeSaCall(Encoder(4, 2, Param::MASK_TYPE_UNDEFINED), MakeSaShape(64, {40, 33}, ACL_BF16));
     io::HostTensor& values = call.In("value");
     const auto count = static_cast<int64_t>(values.bytes.size() / 2);
     double largest = 0.0;
@@ -312,7 +297,7 @@ TEST_F(AmxPrefillOnly, ModelCausalTileMeetsThePrecisionStandardOnInterleavedRowB
         SCOPED_TRACE(dtype == ACL_BF16 ? "bf16" : "fp16");
         Param p = Encoder(8, 2, Param::MASK_TYPE_NORM_COMPRESS);
         p.isTriuMask = 1;
-        TestCall call = MakeSaCall(p, Shape(128, LongAmongMany(700), dtype));
+        TestCall call = MakeSaCall(p, MakeSaShape(128, LongAmongMany(700), dtype));
         UseModelMaskTile(call);
         ExpectAmxMeetsTheStandard(call, ReferenceResult(call), 128, 700);
     }

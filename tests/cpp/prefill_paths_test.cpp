@@ -28,21 +28,13 @@ Param Encoder(Param::MaskType mask, uint32_t window = 0) {
     return p;
 }
 
-SaShape Shape(int32_t headSize, std::vector<int32_t> seqLen, aclDataType dtype) {
-    SaShape s;
-    s.headSize = headSize;
-    s.seqLen = std::move(seqLen);
-    s.dtype = dtype;
-    return s;
-}
-
 // A causal prefill (lengths 300, 129 and 1, head size 128) or a sliding-window one (window 100, lengths 400
 // and 33, head size 64), its mask tile as models pass it.
 TestCall ModelPrefill(bool window, aclDataType dtype) {
     TestCall call =
-        window
-            ? MakeSaCall(Encoder(Param::MASK_TYPE_SLIDING_WINDOW_COMPRESS, 100), Shape(64, {400, 33}, dtype))
-            : MakeSaCall(Encoder(Param::MASK_TYPE_NORM_COMPRESS), Shape(128, {300, 129, 1}, dtype));
+        window ? MakeSaCall(Encoder(Param::MASK_TYPE_SLIDING_WINDOW_COMPRESS, 100),
+                            MakeSaShape(64, {400, 33}, dtype))
+               : MakeSaCall(Encoder(Param::MASK_TYPE_NORM_COMPRESS), MakeSaShape(128, {300, 129, 1}, dtype));
     UseModelMaskTile(call, window ? 100 : 0);
     return call;
 }
@@ -53,17 +45,6 @@ void Scale(io::HostTensor& tensor, double factor) {
         const double v = plan::LoadElement(tensor.bytes.data(), tensor.desc.dtype, i);
         plan::StoreElement(tensor.bytes.data(), tensor.desc.dtype, i, v * factor);
     }
-}
-
-// 'n' NaN, 'i' infinite, 'f' finite for every element of output 0.
-std::string ElementClasses(const TestCall& call) {
-    const io::HostTensor& out = call.outputs[0];
-    std::string classes;
-    for (int64_t i = 0; i < static_cast<int64_t>(out.bytes.size()) / 2; ++i) {
-        const double v = plan::LoadElement(out.bytes.data(), out.desc.dtype, i);
-        classes += std::isnan(v) ? 'n' : (std::isinf(v) ? 'i' : 'f');
-    }
-    return classes;
 }
 
 class PrefillPathTest : public testing::TestWithParam<std::string> {
@@ -108,11 +89,11 @@ TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalIsNeverSkipped) {
     TestCall call = ModelPrefill(false, ACL_FLOAT16);
     plan::StoreElement(call.In("key").bytes.data(), ACL_FLOAT16, (200 * 2 + 1) * 128 + 7, NAN);
     ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
-    const std::string expected = ElementClasses(call);
+    const std::string expected = OutputClasses(call);
     ASSERT_NE(expected.find('n'), std::string::npos);
     const RunResult run = Execute(call, Backend::kCpu, 2, Path());
     ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-    EXPECT_EQ(ElementClasses(call), expected);
+    EXPECT_EQ(OutputClasses(call), expected);
 }
 
 TEST_P(PrefillPathTest, OneTwoAndThreeThreadsGiveIdenticalBits) {

@@ -94,6 +94,16 @@ std::string PrecisionFailure(TestCall& call, const std::vector<double>& referenc
     return report.pass && report.checked > 0 ? std::string() : report.Summary();
 }
 
+std::string OutputClasses(const TestCall& call) {
+    const io::HostTensor& out = call.outputs[0];
+    std::string classes;
+    for (int64_t i = 0; i < static_cast<int64_t>(out.bytes.size()) / 2; ++i) {
+        const double v = plan::LoadElement(out.bytes.data(), out.desc.dtype, i);
+        classes += std::isnan(v) ? 'n' : (std::isinf(v) ? 'i' : 'f');
+    }
+    return classes;
+}
+
 std::string RunOnEveryBackend(TestCall& call) {
     // The reference runs first: a call with the KV cache in the op writes its caches, which the reference
     // result below then reads.

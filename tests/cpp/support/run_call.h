@@ -39,6 +39,9 @@ std::string PrecisionFailure(TestCall& call, const std::vector<double>& referenc
 // not).
 void ExpectIdenticalBitsOnOneTwoAndThreeThreads(TestCall& call, const char* path);
 
+// 'n' NaN, 'i' infinite, 'f' finite for every element of output 0 (fp16 or bf16).
+std::string OutputClasses(const TestCall& call);
+
 // Runs a valid attention call on the reference backend, then on every CPU path this machine has, each forced
 // in turn: the reference must run and write the exact result rounded to the output dtype wherever it writes;
 // every CPU path must run the call and meet the precision standard (its looser, long-context epsilon: the

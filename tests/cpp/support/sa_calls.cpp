@@ -357,6 +357,14 @@ infer::SelfAttentionParam PrefixParam(Param::MaskType maskType) {
     return param;
 }
 
+SaShape MakeSaShape(int32_t headSize, std::vector<int32_t> seqLen, aclDataType dtype) {
+    SaShape s;
+    s.headSize = headSize;
+    s.seqLen = std::move(seqLen);
+    s.dtype = dtype;
+    return s;
+}
+
 SaShape DecoderShape() {
     SaShape shape;
     shape.seqLen = {1, 1, 1};

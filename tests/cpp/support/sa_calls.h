@@ -56,6 +56,9 @@ infer::SelfAttentionParam BnsdParam(infer::SelfAttentionParam::CalcType calcType
 // PREFIX_ENCODER with isTriuMask 1 and KERNELTYPE_HIGH_PRECISION.
 infer::SelfAttentionParam PrefixParam(infer::SelfAttentionParam::MaskType maskType);
 
+// A shape of the given head size, query lengths and dtype, the rest as SaShape's defaults.
+SaShape MakeSaShape(int32_t headSize, std::vector<int32_t> seqLen, aclDataType dtype);
+
 // Decode step shape: one query per sequence attending over 9, 30 and 2 keys.
 SaShape DecoderShape();
 
