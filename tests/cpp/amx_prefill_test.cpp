@@ -176,11 +176,6 @@ TEST_F(AmxPrefillOnly, InterleavedRowBlocksGiveIdenticalBitsOnOneTwoAndThreeThre
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, kAmx);
 }
 
-// Sets element `index` of a tensor of fp16 or bf16 to `value`.
-void SetElement(io::HostTensor& tensor, int64_t index, double value) {
-    plan::StoreElement(tensor.bytes.data(), tensor.desc.dtype, index, value);
-}
-
 // Rows of output 0 ([tokens, heads, d]) that are NaN in every element, as (token, head) pairs in order.
 std::vector<std::pair<int64_t, int64_t>> NaNRows(const TestCall& call, int64_t heads, int64_t d) {
     const io::HostTensor& out = call.outputs[0];
@@ -277,13 +272,7 @@ TEST_F(AmxPrefillOnly, InfiniteQueryUnderClampMeetsThePrecisionStandard) {
 TEST_F(AmxPrefillOnly, ValuesNearTheBf16MaximumMeetThePrecisionStandard) {
     TestCall call =
         MakeSaCall(Encoder(4, 2, Param::MASK_TYPE_UNDEFINED), MakeSaShape(64, {40, 33}, ACL_BF16));
-    io::HostTensor& values = call.In("value");
-    const auto count = static_cast<int64_t>(values.bytes.size() / 2);
-    double largest = 0.0;
-    for (int64_t i = 0; i < count; ++i)
-        largest = std::max(largest, std::fabs(plan::LoadElement(values.bytes.data(), ACL_BF16, i)));
-    for (int64_t i = 0; i < count; ++i)
-        SetElement(values, i, plan::LoadElement(values.bytes.data(), ACL_BF16, i) / largest * 3e38);
+    ScaleLargestTo(call.In("value"), 3e38);
     const std::vector<double> reference = ReferenceResult(call);
     ExpectAmxMeetsTheStandard(call, reference, 64, 40);
 }

@@ -10,7 +10,6 @@
 #include <limits>
 
 #include "core/str_cat.h"
-#include "plan/element.h"
 #include "support/pa_calls.h"
 #include "support/run_call.h"
 
@@ -148,31 +147,15 @@ void SetHalf(io::HostTensor& tensor, int64_t offset, uint16_t bits) {
     Elements<uint16_t>(tensor)[offset] = bits;
 }
 
-// Classes of output 0 per (row, head): 'n' every element NaN, 'f' every element finite, '?' otherwise.
-std::string RowClasses(TestCall& call) {
-    io::HostTensor& out = call.outputs[0];
-    std::string classes;
-    for (int64_t row = 0; row < 2 * 8; ++row) {
-        bool allNaN = true, allFinite = true;
-        for (int64_t c = 0; c < 64; ++c) {
-            const double v = plan::LoadElement(out.bytes.data(), out.desc.dtype, row * 64 + c);
-            allNaN = allNaN && std::isnan(v);
-            allFinite = allFinite && std::isfinite(v);
-        }
-        classes += allNaN ? 'n' : (allFinite ? 'f' : '?');
-    }
-    return classes;
-}
-
 // Runs the call on the reference and on every CPU path here; each must give `expected` row classes.
 void ExpectRowClasses(TestCall& call, const std::string& expected) {
     ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
-    EXPECT_EQ(RowClasses(call), expected) << "reference";
+    EXPECT_EQ(RowClasses(call, 64), expected) << "reference";
     for (const std::string& path : CpuPaths()) {
         if (!MissingCpuFeature(path).empty()) continue;
         const RunResult run = Execute(call, Backend::kCpu, 2, path.c_str());
         ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-        EXPECT_EQ(RowClasses(call), expected) << path;
+        EXPECT_EQ(RowClasses(call, 64), expected) << path;
     }
 }
 
@@ -235,15 +218,7 @@ TEST(NumericSemantics, ValuesNearTheBf16MaximumGiveFiniteRows) {
     param.kvHeadNum = 2;
     param.qkScale = 0.125f;
     TestCall call = MakePaCall(param, Shape(64, 16, {40, 17}, ACL_BF16));
-    io::HostTensor& values = call.In("valueCache");
-    const auto count = static_cast<int64_t>(values.bytes.size() / 2);
-    double largest = 0.0;
-    for (int64_t i = 0; i < count; ++i)
-        largest = std::max(largest, std::fabs(plan::LoadElement(values.bytes.data(), ACL_BF16, i)));
-    for (int64_t i = 0; i < count; ++i) {
-        const double v = plan::LoadElement(values.bytes.data(), ACL_BF16, i);
-        plan::StoreElement(values.bytes.data(), ACL_BF16, i, v / largest * 3e38);
-    }
+    ScaleLargestTo(call.In("valueCache"), 3e38);
     const std::vector<double> reference = ReferenceResult(call);
     ExpectRowClasses(call, std::string(16, 'f'));
     for (const std::string& path : CpuPaths()) {

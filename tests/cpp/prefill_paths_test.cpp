@@ -9,7 +9,6 @@
 #include <cmath>
 #include <string>
 
-#include "plan/element.h"
 #include "support/run_call.h"
 #include "support/sa_calls.h"
 
@@ -37,14 +36,6 @@ TestCall ModelPrefill(bool window, aclDataType dtype) {
                : MakeSaCall(Encoder(Param::MASK_TYPE_NORM_COMPRESS), MakeSaShape(128, {300, 129, 1}, dtype));
     UseModelMaskTile(call, window ? 100 : 0);
     return call;
-}
-
-void Scale(io::HostTensor& tensor, double factor) {
-    const auto count = static_cast<int64_t>(tensor.bytes.size() / 2);  // fp16 or bf16
-    for (int64_t i = 0; i < count; ++i) {
-        const double v = plan::LoadElement(tensor.bytes.data(), tensor.desc.dtype, i);
-        plan::StoreElement(tensor.bytes.data(), tensor.desc.dtype, i, v * factor);
-    }
 }
 
 class PrefillPathTest : public testing::TestWithParam<std::string> {
@@ -78,8 +69,8 @@ TEST_P(PrefillPathTest, ModelMaskTilesMeetThePrecisionStandard) {
 // hidden keys' weights 0 and the bound must keep every such key.
 TEST_P(PrefillPathTest, ScoresBeyondTheMaskTermKeepTheHiddenKeys) {
     TestCall call = ModelPrefill(false, ACL_FLOAT16);
-    Scale(call.In("query"), 150.0);
-    Scale(call.In("key"), 150.0);
+    ScaleElements(call.In("query"), 150.0);
+    ScaleElements(call.In("key"), 150.0);
     ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
 }
 
@@ -87,7 +78,7 @@ TEST_P(PrefillPathTest, ScoresBeyondTheMaskTermKeepTheHiddenKeys) {
 // NaN in the reference, so no path may skip it.
 TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalIsNeverSkipped) {
     TestCall call = ModelPrefill(false, ACL_FLOAT16);
-    plan::StoreElement(call.In("key").bytes.data(), ACL_FLOAT16, (200 * 2 + 1) * 128 + 7, NAN);
+    SetElement(call.In("key"), (200 * 2 + 1) * 128 + 7, NAN);
     ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
     const std::string expected = OutputClasses(call);
     ASSERT_NE(expected.find('n'), std::string::npos);

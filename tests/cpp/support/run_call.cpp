@@ -97,9 +97,24 @@ std::string PrecisionFailure(TestCall& call, const std::vector<double>& referenc
 std::string OutputClasses(const TestCall& call) {
     const io::HostTensor& out = call.outputs[0];
     std::string classes;
-    for (int64_t i = 0; i < static_cast<int64_t>(out.bytes.size()) / 2; ++i) {
+    for (int64_t i = 0; i < ElementCount(out); ++i) {
         const double v = plan::LoadElement(out.bytes.data(), out.desc.dtype, i);
         classes += std::isnan(v) ? 'n' : (std::isinf(v) ? 'i' : 'f');
+    }
+    return classes;
+}
+
+std::string RowClasses(const TestCall& call, int64_t width) {
+    const io::HostTensor& out = call.outputs[0];
+    std::string classes;
+    for (int64_t row = 0; row < ElementCount(out) / width; ++row) {
+        bool allNaN = true, allFinite = true;
+        for (int64_t c = 0; c < width; ++c) {
+            const double v = plan::LoadElement(out.bytes.data(), out.desc.dtype, row * width + c);
+            allNaN = allNaN && std::isnan(v);
+            allFinite = allFinite && std::isfinite(v);
+        }
+        classes += allNaN ? 'n' : (allFinite ? 'f' : '?');
     }
     return classes;
 }

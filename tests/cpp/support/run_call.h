@@ -39,8 +39,11 @@ std::string PrecisionFailure(TestCall& call, const std::vector<double>& referenc
 // not).
 void ExpectIdenticalBitsOnOneTwoAndThreeThreads(TestCall& call, const char* path);
 
-// 'n' NaN, 'i' infinite, 'f' finite for every element of output 0 (fp16 or bf16).
+// 'n' NaN, 'i' infinite, 'f' finite for every element of output 0.
 std::string OutputClasses(const TestCall& call);
+
+// Per row of `width` elements of output 0: 'n' every element NaN, 'f' every element finite, '?' otherwise.
+std::string RowClasses(const TestCall& call, int64_t width);
 
 // Runs a valid attention call on the reference backend, then on every CPU path this machine has, each forced
 // in turn: the reference must run and write the exact result rounded to the output dtype wherever it writes;

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+
+#include "plan/element.h"
 
 namespace atbx::test {
 
@@ -50,6 +53,27 @@ VariantPack TestCall::Pack() {
     for (io::HostTensor& t : outputs)
         pack.outTensors.push_back(view(t));
     return pack;
+}
+
+int64_t ElementCount(const io::HostTensor& tensor) {
+    return static_cast<int64_t>(tensor.bytes.size() / DataTypeSize(tensor.desc.dtype));
+}
+
+void SetElement(io::HostTensor& tensor, int64_t index, double value) {
+    plan::StoreElement(tensor.bytes.data(), tensor.desc.dtype, index, value);
+}
+
+void ScaleElements(io::HostTensor& tensor, double factor) {
+    for (int64_t i = 0; i < ElementCount(tensor); ++i)
+        SetElement(tensor, i, plan::LoadElement(tensor.bytes.data(), tensor.desc.dtype, i) * factor);
+}
+
+void ScaleLargestTo(io::HostTensor& tensor, double largest) {
+    double now = 0.0;
+    for (int64_t i = 0; i < ElementCount(tensor); ++i)
+        now = std::max(now, std::fabs(plan::LoadElement(tensor.bytes.data(), tensor.desc.dtype, i)));
+    for (int64_t i = 0; i < ElementCount(tensor); ++i)
+        SetElement(tensor, i, plan::LoadElement(tensor.bytes.data(), tensor.desc.dtype, i) / now * largest);
 }
 
 }  // namespace atbx::test

@@ -21,6 +21,13 @@ io::HostTensor ZeroTensor(const TensorDesc& desc);
 // A 1-D int32 tensor holding the values.
 io::HostTensor Int32Tensor(const std::vector<int32_t>& values);
 
+// Typed element access through the tensor's dtype (plan::LoadElement / StoreElement).
+int64_t ElementCount(const io::HostTensor& tensor);
+void SetElement(io::HostTensor& tensor, int64_t index, double value);
+void ScaleElements(io::HostTensor& tensor, double factor);
+// Scales the tensor so that its largest |element| becomes `largest` (each element v / max|v| * largest).
+void ScaleLargestTo(io::HostTensor& tensor, double largest);
+
 template <class T>
 std::span<T> Elements(io::HostTensor& tensor) {
     return {reinterpret_cast<T*>(tensor.bytes.data()), tensor.bytes.size() / sizeof(T)};
