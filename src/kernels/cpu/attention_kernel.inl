@@ -72,17 +72,30 @@ void RowAddresses(const KvView& kv, const plan::WorkItem& item, int64_t j0, int3
     }
 }
 
+// Rows of the task's next tile whose lines a conversion asks into L2 as it converts the same rows of this
+// tile: one request per line read, spread over the work a tile (tens of KiB of K and V) ahead. Requests in
+// bursts at the start of each step wait for the core's few line-fill buffers and stall the arithmetic; spread
+// out, they keep one core reading at its streaming bandwidth (docs/design.md, "Tasks").
+struct RowsAhead {
+    const char* const* rows = nullptr;
+    int32_t n = 0;  // rows to ask for (FRACTAL_NZ rows are scattered and read as they come)
+};
+
 // n rows of the item's kv head (addresses from RowAddresses) as fp32 rows `ld` floats apart: dequantised
-// where the view has scales, times the view's shrink.
+// where the view has scales, times the view's shrink; asks for the rows `ahead` meanwhile.
 template <class Element, class Loader>
 void ConvertRowsAs(const KvView& kv, const plan::WorkItem& item, const char* const* rows, int32_t n, float* dst,
-                   int64_t ld, Loader load) {
+                   int64_t ld, Loader load, RowsAhead ahead) {
     const float* scale = kv.scale != nullptr ? kv.scale + int64_t{item.logicalKvHead} * kv.headDim : nullptr;
     const float* offset = kv.offset != nullptr ? kv.offset + int64_t{item.logicalKvHead} * kv.headDim : nullptr;
     const int64_t head = item.kvHead * kv.headStride * kv.elementBytes;
     for (int32_t t = 0; t < n; ++t) {
         const char* row = rows[t] + head;
         float* out = dst + t * ld;
+        if (t < ahead.n && kv.channelTile == 0) {
+            for (int64_t at = 0; at < int64_t{kv.headDim} * kv.elementBytes; at += 64)
+                __builtin_prefetch(ahead.rows[t] + head + at, 0, 2);
+        }
         if (kv.channelTile == 0) {
             ConvertSpanAs<Element>(row, kv.headDim, scale, offset, kv.shrink, out, load);
             continue;
@@ -97,19 +110,19 @@ void ConvertRowsAs(const KvView& kv, const plan::WorkItem& item, const char* con
 }
 
 void ConvertRows(const KvView& kv, const plan::WorkItem& item, const char* const* rows, int32_t n, float* dst,
-                 int64_t ld) {
+                 int64_t ld, RowsAhead ahead = {}) {
     switch (kv.dtype) {
         case ACL_FLOAT16:
             return ConvertRowsAs<uint16_t>(kv, item, rows, n, dst, ld,
-                                           [](const uint16_t* p) { return Simd::LoadHalf(p); });
+                                           [](const uint16_t* p) { return Simd::LoadHalf(p); }, ahead);
         case ACL_BF16:
             return ConvertRowsAs<uint16_t>(kv, item, rows, n, dst, ld,
-                                           [](const uint16_t* p) { return Simd::LoadBf16(p); });
+                                           [](const uint16_t* p) { return Simd::LoadBf16(p); }, ahead);
         case ACL_INT8:
             return ConvertRowsAs<int8_t>(kv, item, rows, n, dst, ld,
-                                         [](const int8_t* p) { return Simd::LoadInt8(p); });
+                                         [](const int8_t* p) { return Simd::LoadInt8(p); }, ahead);
         default:
-            return ConvertRowsAs<float>(kv, item, rows, n, dst, ld, [](const float* p) { return Simd::Load(p); });
+            return ConvertRowsAs<float>(kv, item, rows, n, dst, ld, [](const float* p) { return Simd::Load(p); }, ahead);
     }
 }
 
@@ -470,35 +483,14 @@ class TaskRunner {
         if (accumulate) Accumulate(rows);
     }
 
-    // Rows [t0, t0 + count) of `rows` (clipped to `end`) of the item's kv head, asked for into L1 (level 3)
-    // or L2 (level 2).
-    template <int kLevel>
-    void Prefetch(const KvView& kv, const plan::WorkItem& item, const char* const* rows, int32_t t0,
-                  int32_t count, int32_t end) const {
-        if (kv.channelTile != 0) return;  // FRACTAL_NZ rows are scattered; their tiles are read as they come
-        const int64_t head = item.kvHead * kv.headStride * kv.elementBytes;
-        const int64_t bytes = int64_t{kv.headDim} * kv.elementBytes;
-        for (int32_t t = t0; t < t0 + count && t < end; ++t) {
-            for (int64_t at = 0; at < bytes; at += 64)
-                __builtin_prefetch(rows[t] + head + at, 0, kLevel);
-        }
-    }
-
-    // scores[lane][t] = q_lane . k_t for the tile's keys, kSubKeys keys of one item at a time. Each step asks
-    // for the same keys of the next tile into L2 and for the item's next rows (the values' first rows after
-    // the last keys) into L1, so that the memory stays busy while the lanes compute.
+    // scores[lane][t] = q_lane . k_t for the tile's keys, kSubKeys keys of one item at a time. Each conversion
+    // asks for the same keys of the next tile into L2, so that the memory stays busy while the lanes compute.
     void Dots(const TileRows& rows) {
         for (int32_t t0 = 0; t0 < rows.n; t0 += kSubKeys) {
             const int32_t m = rows.n - t0 < kSubKeys ? rows.n - t0 : kSubKeys;
-            const bool last = t0 + m >= rows.n;
             for (int32_t i = 0; i < task_.itemCount; ++i) {
-                Prefetch<2>(call_.key, items_[i], rows.nextKey, t0, m, rows.next);
-                if (last) {
-                    Prefetch<3>(call_.value, items_[i], rows.value, 0, kSubKeys, rows.n);
-                } else {
-                    Prefetch<3>(call_.key, items_[i], rows.key, t0 + m, kSubKeys, rows.n);
-                }
-                ConvertRows(call_.key, items_[i], rows.key + t0, m, keys_, call_.dimPad);
+                ConvertRows(call_.key, items_[i], rows.key + t0, m, keys_, call_.dimPad,
+                            {rows.nextKey + t0, rows.next - t0});
                 ItemDots(i * itemLanes_, m, t0);
             }
         }
@@ -535,19 +527,14 @@ class TaskRunner {
         }
     }
 
-    // acc[lane] += sum_t weight[lane][t] * v_t over the tile's keys, prefetching as Dots does.
+    // acc[lane] += sum_t weight[lane][t] * v_t over the tile's keys, asking for the next tile's values as Dots
+    // does for its keys.
     void Accumulate(const TileRows& rows) {
         for (int32_t t0 = 0; t0 < rows.n; t0 += kSubKeys) {
             const int32_t m = rows.n - t0 < kSubKeys ? rows.n - t0 : kSubKeys;
-            const bool last = t0 + m >= rows.n;
             for (int32_t i = 0; i < task_.itemCount; ++i) {
-                Prefetch<2>(call_.value, items_[i], rows.nextValue, t0, m, rows.next);
-                if (last) {
-                    Prefetch<3>(call_.key, items_[i], rows.nextKey, 0, kSubKeys, rows.next);
-                } else {
-                    Prefetch<3>(call_.value, items_[i], rows.value, t0 + m, kSubKeys, rows.n);
-                }
-                ConvertRows(call_.value, items_[i], rows.value + t0, m, values_, call_.dimVPad);
+                ConvertRows(call_.value, items_[i], rows.value + t0, m, values_, call_.dimVPad,
+                            {rows.nextValue + t0, rows.next - t0});
                 ItemAccumulate(i * itemLanes_, m, t0);
             }
         }
