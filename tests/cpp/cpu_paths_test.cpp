@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "core/str_cat.h"
+#include "support/cpu_path_fixture.h"
 #include "support/pa_calls.h"
 #include "support/run_call.h"
 
@@ -84,14 +85,7 @@ int64_t MaxLength(const PaShape& shape) {
     return *std::max_element(shape.contextLens.begin(), shape.contextLens.end());
 }
 
-class CpuPathTest : public testing::TestWithParam<std::string> {
-  protected:
-    void SetUp() override {
-        const std::string missing = MissingCpuFeature(GetParam());
-        if (!missing.empty()) GTEST_SKIP() << GetParam() << " does not run here: " << missing;
-    }
-    const char* Path() const { return GetParam().c_str(); }
-};
+class CpuPathTest : public CpuPathFixture {};
 
 TEST_P(CpuPathTest, MeetsThePrecisionStandardOnOddSizes) {
     for (const PathCase& c : Cases()) {

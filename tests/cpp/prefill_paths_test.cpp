@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "support/cpu_path_fixture.h"
 #include "support/run_call.h"
 #include "support/sa_calls.h"
 
@@ -38,14 +39,8 @@ TestCall ModelPrefill(bool window, aclDataType dtype) {
     return call;
 }
 
-class PrefillPathTest : public testing::TestWithParam<std::string> {
+class PrefillPathTest : public CpuPathFixture {
   protected:
-    void SetUp() override {
-        const std::string missing = MissingCpuFeature(GetParam());
-        if (!missing.empty()) GTEST_SKIP() << GetParam() << " does not run here: " << missing;
-    }
-    const char* Path() const { return GetParam().c_str(); }
-
     void ExpectMeetsTheStandard(TestCall& call, const std::vector<double>& reference, int64_t headSize) {
         const RunResult run = Execute(call, Backend::kCpu, 2, Path());
         ASSERT_TRUE(run.status.ok()) << run.status.ToString();
