@@ -1,9 +1,10 @@
 // The cpu:amx path on bf16 decode steps whose kv heads serve 7 to 16 (head, row) lanes, which run with the
 // lanes as tile columns (kernels/cpu/amx_columns.inl): against the float64 reference on fresh random data
 // with odd sizes (contexts 1, 17, 129, 600; block size 16; GQA 7, 8 and 16; speculative steps of 1 to 4
-// rows), bitwise identical results on 1, 2 and 3 threads, values near the bf16 maximum, and the numeric
-// semantics of docs/decisions.md (a NaN query, key or value). Skipped, with the missing feature named, where
-// the CPU lacks AMX.
+// rows; head sizes 64 and 128, whose keys and values are read from the cache in place, and 72, whose rows
+// are staged; an unpaged SelfAttention cache), bitwise identical results on 1, 2 and 3 threads, values near
+// the bf16 maximum, and the numeric semantics of docs/decisions.md (a NaN query, key or value). Skipped, with
+// the missing feature named, where the CPU lacks AMX.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "support/amx_fixture.h"
 #include "support/pa_calls.h"
 #include "support/run_call.h"
+#include "support/sa_calls.h"
 
 namespace atbx::test {
 namespace {
@@ -21,13 +23,16 @@ struct DecodeCase {
     std::string name;
     int32_t heads, kvHeads;
     std::vector<int32_t> lens, qSeqLen;  // qSeqLen: a speculative step's rows per sequence, or empty
+    int32_t headSize = 128;
 };
 
 std::vector<DecodeCase> Cases() {
     return {{"gqa7_contexts_1_17_129_600", 14, 2, {1, 17, 129, 600}, {}},
             {"gqa16_batch5", 16, 1, {33, 2, 600, 129, 17}, {}},
             {"spec4_gqa4", 8, 2, {300, 40, 600}, {4, 4, 4}},
-            {"spec2_gqa8_spec1_to_3", 16, 2, {129, 600, 17}, {2, 3, 1}}};
+            {"spec2_gqa8_spec1_to_3", 16, 2, {129, 600, 17}, {2, 3, 1}},
+            {"gqa8_head64", 16, 2, {129, 47}, {}, 64},
+            {"gqa8_head72_staged", 16, 2, {129, 47}, {}, 72}};
 }
 
 TestCall MakeCall(const DecodeCase& c) {
@@ -40,7 +45,7 @@ TestCall MakeCall(const DecodeCase& c) {
         param.maskType = Param::MASK_TYPE_SPEC;
     }
     PaShape shape;
-    shape.headSize = 128;
+    shape.headSize = c.headSize;
     shape.blockSize = 16;
     shape.contextLens = c.lens;
     shape.qSeqLen = c.qSeqLen;
@@ -57,7 +62,8 @@ TEST_P(AmxDecodeTest, MeetsThePrecisionStandard) {
     const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
     ASSERT_TRUE(run.status.ok()) << run.status.ToString();
     EXPECT_EQ(run.kernel, kAmx);
-    EXPECT_EQ(PrecisionFailure(call, reference, 128, *std::max_element(c.lens.begin(), c.lens.end())), "");
+    EXPECT_EQ(PrecisionFailure(call, reference, c.headSize, *std::max_element(c.lens.begin(), c.lens.end())),
+              "");
 }
 
 TEST_P(AmxDecodeTest, OneTwoAndThreeThreadsGiveIdenticalBits) {
@@ -123,6 +129,28 @@ TEST_F(AmxDecodeOnly, ValuesNearTheBf16MaximumMeetThePrecisionStandard) {
     const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
     ASSERT_TRUE(run.status.ok()) << run.status.ToString();
     EXPECT_EQ(PrecisionFailure(call, reference, 128, 40), "");
+}
+
+// A SelfAttention decode step over its own unpaged cache (KV cache in the op), 8 lanes per kv head: the keys
+// are staged rather than read in place (no cache blocks), the values still packed from the cache.
+TEST_F(AmxDecodeOnly, UnpagedSelfAttentionCacheMeetsThePrecisionStandard) {
+    infer::SelfAttentionParam param =
+        FlashParam(infer::SelfAttentionParam::DECODER, infer::SelfAttentionParam::MASK_TYPE_UNDEFINED);
+    param.headNum = 16;
+    param.kvHeadNum = 2;
+    param.qkScale = 0.0883883f;
+    SaShape shape = DecoderShape();
+    shape.headSize = 128;
+    shape.dtype = ACL_BF16;
+    shape.kvSeqLen = {9, 300, 2};
+    TestCall call = MakeSaCall(param, shape);
+    // The op writes this step's keys and values into its caches: the reference result reads them written.
+    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+    const std::vector<double> reference = ReferenceResult(call);
+    const RunResult run = Execute(call, Backend::kCpu, 2, kAmx);
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    EXPECT_EQ(run.kernel, kAmx);
+    EXPECT_EQ(PrecisionFailure(call, reference, 128, 300), "");
 }
 
 }  // namespace

@@ -3,26 +3,37 @@
 //
 // A decode step has few (head, row) lanes per kv head: 4 to 8 for GQA, 16 for a speculative step of 4
 // tokens. The row-block runner pads them to 32 tile rows. Here the keys are the rows instead:
-//   S^T [keys, lanes] = K Q^T       A: K's staged rows [16 keys, 32 channels]; B: Q^T pair-interleaved,
+//   S^T [keys, lanes] = K Q^T       A: K's rows [16 keys, 32 channels], bf16 keys read in place from the
+//                                   cache (a tile row is a cache row), others staged; B: Q^T pair-interleaved,
 //                                   one tile wide (up to 16 lanes), built once per task
 //   online softmax across lanes     key t's logits of every lane are one vector: no horizontal reductions
-//   acc [lanes, dV] += P V          P^T pair-interleaved and transposed into P [lanes, keys]; V as packed
-//                                   by the row-block runner
+//   acc [lanes, dV] += P V          P^T pair-interleaved and transposed into P [lanes, keys]; V pairs of
+//                                   keys interleaved as the row-block runner packs them, bf16 values packed
+//                                   straight from the cache
 // fp16 operands are split into bf16 hi + lo as in the row-block runner (three products for S, two for P V).
 // P goes to the tiles rounded to bf16 only where that stays within the precision standard: rounding moves the
 // output by up to 2^-9 of the block's largest |value|, inside the standard's floor of 2^-8 while |values| <=
 // 2 (fp16 or bf16 outputs). Other blocks (large values, values holding an inf or NaN, fp32 outputs) keep
 // their weights in fp32 (Exp2Precise) and accumulate P V in fp32 vectors, as the AVX-512 kernel does.
 // A block whose staged keys, or a lane whose query, hold an inf or NaN has its scores computed in fp32 from
-// the exact parts. The kv heads of a task (kMaxItems at a time) are read slot by slot in memory order.
+// the exact parts. Keys read in place are not checked: unsplit bf16 tile products are the fp32 products,
+// infinities and NaNs included (denormal inputs count as zero, a change below 2^-126 |q|). The kv heads of a
+// task (kMaxItems at a time) are read slot by slot in memory order.
 
 constexpr int kColumnLanes = 16;    // most lanes per item: one tile's columns
 constexpr int kColumnMinLanes = 7;  // fewest lanes per item for which the tiles pay (AmxColumnRunner::Takes)
 
+// The A operands of a column product: the first row of each 16-row tile of A, rows `stride` bytes apart.
+struct ATiles {
+    const char* tile[kBlockKeys / 16];
+    int64_t stride;
+};
+
 // C [mTiles * 16, 16] = sum over products of A_i B_i, B one tile wide ([kSteps * 16 pair rows, 16, 2], rows
-// of 64 bytes): C tiles 0-3 hold four row tiles at a time, A alternates between tiles 4 and 5, B is tile 6.
+// of 64 bytes): C tiles 0-3 hold four row tiles (from `first`) at a time, A alternates between tiles 4 and 5,
+// B is tile 6.
 template <int kTiles>
-void ColumnTiles(const Product* products, int productCount, int64_t aStride, int kSteps, char* c) {
+void ColumnTiles(const ATiles* a, const uint16_t* const* b, int productCount, int first, int kSteps, char* c) {
     _tile_zero(0);
     _tile_zero(1);
     if constexpr (kTiles == 4) {
@@ -30,19 +41,20 @@ void ColumnTiles(const Product* products, int productCount, int64_t aStride, int
         _tile_zero(3);
     }
     for (int p = 0; p < productCount; ++p) {
-        const auto* a = static_cast<const char*>(products[p].a);
-        const auto* b = static_cast<const char*>(products[p].b);
+        const char* const* rows = a[p].tile + first;
+        const int64_t stride = a[p].stride;
+        const auto* bp = reinterpret_cast<const char*>(b[p]);
         for (int s = 0; s < kSteps; ++s) {
-            const char* a0 = a + int64_t{s} * kTileBytes;
-            _tile_loadd(6, b + int64_t{s} * kTileRows * kTileBytes, kTileBytes);
-            _tile_loadd(4, a0, aStride);
+            const int64_t at = int64_t{s} * kTileBytes;
+            _tile_loadd(6, bp + int64_t{s} * kTileRows * kTileBytes, kTileBytes);
+            _tile_loadd(4, rows[0] + at, stride);
             _tile_dpbf16ps(0, 4, 6);
-            _tile_loadd(5, a0 + kTileRows * aStride, aStride);
+            _tile_loadd(5, rows[1] + at, stride);
             _tile_dpbf16ps(1, 5, 6);
             if constexpr (kTiles == 4) {
-                _tile_loadd(4, a0 + 2 * kTileRows * aStride, aStride);
+                _tile_loadd(4, rows[2] + at, stride);
                 _tile_dpbf16ps(2, 4, 6);
-                _tile_loadd(5, a0 + 3 * kTileRows * aStride, aStride);
+                _tile_loadd(5, rows[3] + at, stride);
                 _tile_dpbf16ps(3, 5, 6);
             }
         }
@@ -55,18 +67,15 @@ void ColumnTiles(const Product* products, int productCount, int64_t aStride, int
     }
 }
 
-// C [mTiles * 16, 16] fp32 (rows of 64 bytes) = sum of the products; mTiles even.
-void ColumnGemm(const Product* products, int productCount, int64_t aStride, int kSteps, int mTiles, float* c) {
+// C [mTiles * 16, 16] fp32 (rows of 64 bytes) = sum of the products A_p B_p; mTiles even.
+void ColumnGemm(const ATiles* a, const uint16_t* const* b, int productCount, int kSteps, int mTiles, float* c) {
     for (int mi = 0; mi < mTiles;) {
-        Product shifted[3];
-        for (int p = 0; p < productCount; ++p)
-            shifted[p] = {static_cast<const char*>(products[p].a) + int64_t{mi} * kTileRows * aStride, products[p].b};
         char* at = reinterpret_cast<char*>(c) + int64_t{mi} * kTileRows * kTileBytes;
         if (mTiles - mi >= 4) {
-            ColumnTiles<4>(shifted, productCount, aStride, kSteps, at);
+            ColumnTiles<4>(a, b, productCount, mi, kSteps, at);
             mi += 4;
         } else {
-            ColumnTiles<2>(shifted, productCount, aStride, kSteps, at);
+            ColumnTiles<2>(a, b, productCount, mi, kSteps, at);
             mi += 2;
         }
     }
@@ -153,6 +162,10 @@ class AmxColumnRunner {
           laneBase_(firstItem * lanes_),
           splitKeys_(call.key.dtype == ACL_FLOAT16),
           splitValues_(call.value.dtype == ACL_FLOAT16),
+          directKeys_(call.key.dtype == ACL_BF16 && call.key.channelTile == 0 && call.key.headDim % kPairSteps == 0 &&
+                      call.key.blockTable != nullptr && call.key.blockSize % kTileRows == 0),
+          packValues_(call.value.dtype == ACL_BF16 && call.value.channelTile == 0 &&
+                      call.value.headDim % kPairSteps == 0),
           shrinkExponent_(static_cast<float>(__builtin_ilogbf(call.value.shrink))),
           options_(options),
           queryT_(reinterpret_cast<uint16_t*>(scratch + l_.qHi)),
@@ -248,23 +261,42 @@ class AmxColumnRunner {
     // Keys [j0, j0 + n): every item's scores, then every item's values, each read slot by slot.
     void Block(int32_t j0, int32_t n) {
         const int rows = static_cast<int>(Round(n, kSubBlock));
-        bool nonFinite[kMaxItems];
+        bool nonFinite[kMaxItems] = {};
         float magnitude[kMaxItems];
-        StageItemRows(call_.key, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.d32, stageHi_,
-                      stageLo_, l_.stageRows, nonFinite);
-        for (int g = 0; g < itemCount_; ++g)
-            ItemScores(g, rows, nonFinite[g] || nonFiniteQuery_[g]);
-        StageItemRows(call_.value, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.v32, stageHi_,
-                      stageLo_, l_.stageRows, nonFinite, nullptr, magnitude);
+        const bool direct = DirectKeys(j0);
+        if (!direct) {
+            StageItemRows(call_.key, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.d32, stageHi_, stageLo_,
+                          l_.stageRows, nonFinite);
+        }
+        for (int g = 0; g < itemCount_; ++g) {
+            const bool exact = nonFinite[g] || nonFiniteQuery_[g];
+            if (direct && exact) {
+                StageRows(call_.key, items_[g], j0, n, task_.kvEnd, rows, l_.d32, stageHi_ + g * l_.stageRows,
+                          stageLo_ + g * l_.stageRows);
+            }
+            ItemScores(g, j0, n, rows, direct, exact);
+        }
+        if (packValues_) {
+            PackCacheValues(j0, n, rows, nonFinite, magnitude);
+        } else {
+            StageItemRows(call_.value, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.v32, stageHi_, stageLo_,
+                          l_.stageRows, nonFinite, nullptr, magnitude);
+        }
         for (int g = 0; g < itemCount_; ++g) {
             const bool tiles = WeightsFitBf16(call_, magnitude[g]) && !nonFinite[g];
             Softmax(g, j0, n, rows, tiles);
             if (!tiles) {
+                if (packValues_) {
+                    StageRows(call_.value, items_[g], j0, n, task_.kvEnd, rows, l_.v32, stageHi_ + g * l_.stageRows,
+                              stageLo_ + g * l_.stageRows);
+                }
                 PreciseAccumulate(g, n);
                 continue;
             }
-            PackValues(stageHi_ + g * l_.stageRows, rows, l_.v32, ValuePart(g, 0));
-            if (splitValues_) PackValues(stageLo_ + g * l_.stageRows, rows, l_.v32, ValuePart(g, 1));
+            if (!packValues_) {
+                PackValues(stageHi_ + g * l_.stageRows, rows, l_.v32, ValuePart(g, 0));
+                if (splitValues_) PackValues(stageLo_ + g * l_.stageRows, rows, l_.v32, ValuePart(g, 1));
+            }
             const Product bf16[] = {{Weights(g), ValuePart(g, 0)}};
             const Product split[] = {{Weights(g), ValuePart(g, 0)}, {Weights(g), ValuePart(g, 1)}};
             RowGemm(splitValues_ ? split : bf16, splitValues_ ? 2 : 1, kBlockKeys * 2, l_.v32 * 4, rows / kPairSteps,
@@ -272,13 +304,97 @@ class AmxColumnRunner {
         }
     }
 
+    // Every item's values [j0, j0 + n) packed from the cache into V's B tiles (packValues_): pairs of keys
+    // [rows / 2, v32, 2], zero for keys [n, rows), two slots at a time in memory order; nonFinite[g] and
+    // magnitude[g] as StageItemRows gives them.
+    void PackCacheValues(int32_t j0, int32_t n, int rows, bool* nonFinite, float* magnitude) {
+        const KvView& kv = call_.value;
+        const auto* base = static_cast<const uint16_t*>(kv.data);
+        SlotCursor at(kv, items_[0].kvSequence, j0);
+        SlotCursor ahead(kv, items_[0].kvSequence, Min(j0 + kPrefetchRows, task_.kvEnd - 1));
+        const __m512i exponent = _mm512_set1_epi16(0x7F80), magnitudeBits = _mm512_set1_epi16(0x7FFF);
+        const __m512i low = PairInterleave(0), high = PairInterleave(16);
+        __mmask32 bad[kMaxItems] = {};
+        __m512i largest[kMaxItems];
+        for (int g = 0; g < itemCount_; ++g)
+            largest[g] = _mm512_setzero_si512();
+        for (int t = 0; t < rows; t += 2) {
+            const uint16_t* slots[2] = {nullptr, nullptr};
+            for (int k = 0; k < 2; ++k) {
+                if (t + k >= n) continue;
+                slots[k] = base + at.offset();
+                at.Next();
+                if (j0 + t + k + kPrefetchRows < task_.kvEnd) {
+                    for (int g = 0; g < itemCount_; ++g)
+                        PrefetchRow(kv, ahead.offset() + items_[g].kvHead * kv.headStride);
+                    ahead.Next();
+                }
+            }
+            for (int g = 0; g < itemCount_; ++g) {
+                const int64_t head = items_[g].kvHead * kv.headStride;
+                uint16_t* out = ValuePart(g, 0) + int64_t{t} * l_.v32;
+                for (int64_t c0 = 0; c0 < l_.v32; c0 += 32) {
+                    const __m512i even = slots[0] != nullptr ? _mm512_loadu_si512(slots[0] + head + c0) : _mm512_setzero_si512();
+                    const __m512i odd = slots[1] != nullptr ? _mm512_loadu_si512(slots[1] + head + c0) : _mm512_setzero_si512();
+                    bad[g] |= _mm512_cmpeq_epi16_mask(_mm512_and_si512(even, exponent), exponent) |
+                              _mm512_cmpeq_epi16_mask(_mm512_and_si512(odd, exponent), exponent);
+                    largest[g] = _mm512_max_epu16(largest[g], _mm512_max_epu16(_mm512_and_si512(even, magnitudeBits),
+                                                                               _mm512_and_si512(odd, magnitudeBits)));
+                    _mm512_storeu_si512(out + 2 * c0, _mm512_permutex2var_epi16(even, low, odd));
+                    _mm512_storeu_si512(out + 2 * c0 + 32, _mm512_permutex2var_epi16(even, high, odd));
+                }
+            }
+        }
+        for (int g = 0; g < itemCount_; ++g) {
+            nonFinite[g] = bad[g] != 0;
+            const auto bits = static_cast<uint32_t>(_mm512_reduce_max_epu32(_mm512_max_epu32(
+                _mm512_and_si512(largest[g], _mm512_set1_epi32(0xFFFF)), _mm512_srli_epi32(largest[g], 16))));
+            magnitude[g] = __builtin_bit_cast(float, bits << 16);
+        }
+    }
+
     // S^T [rows, 16] = K Q^T for item g (staged keys at stage region g).
-    void ItemScores(int g, int rows, bool exact) {
+    void ItemScores(int g, int32_t j0, int32_t n, int rows, bool direct, bool exact) {
         const uint16_t *kHi = stageHi_ + g * l_.stageRows, *kLo = stageLo_ + g * l_.stageRows;
         if (exact) return ExactScores(g, rows, kHi, kLo);
-        const Product split[] = {{kHi, QueryT(g, 0)}, {kHi, QueryT(g, 1)}, {kLo, QueryT(g, 0)}};
-        ColumnGemm(split, splitKeys_ ? 3 : 1, l_.d32 * 2, static_cast<int>(l_.d32 / kPairSteps), rows / kTileRows,
-                   Scores(g));
+        const int tiles = rows / kTileRows;
+        ATiles a[3];
+        a[0] = direct ? CacheTiles(g, j0, n, tiles) : StagedTiles(kHi, tiles);
+        if (splitKeys_) {
+            a[1] = a[0];
+            a[2] = StagedTiles(kLo, tiles);
+        }
+        const uint16_t* b[] = {QueryT(g, 0), QueryT(g, 1), QueryT(g, 0)};
+        ColumnGemm(a, b, splitKeys_ ? 3 : 1, static_cast<int>(l_.d32 / kPairSteps), tiles, Scores(g));
+    }
+
+    // Whether the block of keys from j0 is read as A tiles in place, from the cache (directKeys_): every
+    // 16-key tile then lies in one cache block.
+    bool DirectKeys(int32_t j0) const { return directKeys_ && j0 % kTileRows == 0; }
+
+    ATiles StagedTiles(const uint16_t* rows, int tiles) const {
+        ATiles a;
+        a.stride = l_.d32 * 2;
+        for (int i = 0; i < tiles; ++i)
+            a.tile[i] = reinterpret_cast<const char*>(rows + int64_t{i} * kTileRows * l_.d32);
+        return a;
+    }
+
+    // Item g's keys [j0, j0 + 16 tiles) in the cache: tile i from key j0 + 16 i, inside one cache block, its
+    // rows that are past the n keys inside that block too. Tiles wholly past them repeat the first: their
+    // scores are never read (Softmax).
+    ATiles CacheTiles(int g, int32_t j0, int32_t n, int tiles) const {
+        const KvView& kv = call_.key;
+        const int32_t* table = kv.blockTable + items_[g].kvSequence * kv.tableStride;
+        const int64_t head = items_[g].kvHead * kv.headStride;
+        ATiles a;
+        a.stride = kv.slotStride * 2;
+        for (int i = 0; i < tiles; ++i) {
+            const int64_t j = j0 + (i * kTileRows < n ? i * kTileRows : 0);
+            const int64_t offset = table[j / kv.blockSize] * kv.blockStride + j % kv.blockSize * kv.slotStride + head;
+            a.tile[i] = static_cast<const char*>(kv.data) + offset * 2;
+        }
+        return a;
     }
 
     // The same dots in fp32: queries as loaded, keys hi + lo.
@@ -465,6 +581,12 @@ class AmxColumnRunner {
     const int lanes_;     // lanes of one item, at most 16
     const int laneBase_;  // the first item's first lane in the task
     const bool splitKeys_, splitValues_;
+    // bf16 keys read as A tiles in place: channels contiguous and a whole number of pair steps (no channel of
+    // another head in a tile row), paged in blocks of whole tiles (CacheTiles).
+    const bool directKeys_;
+    // bf16 values packed into B tiles straight from the cache (PackCacheValues): channels contiguous and a
+    // whole number of pair steps.
+    const bool packValues_;
     const float shrinkExponent_;  // value.shrink = 2^shrinkExponent_
     const AmxOptions& options_;
     // The row-block runner's scratch (AmxLayout) holds these for kMaxItems items.

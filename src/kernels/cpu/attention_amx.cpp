@@ -446,16 +446,20 @@ void PackKeys(const uint16_t* stage, int rows, int64_t d32, uint16_t* packed) {
     }
 }
 
+// Indices of _mm512_permutex2var_epi16 that interleave elements [first, first + 16) of two rows of 32: a
+// row's element, then the other row's, in pairs.
+__m512i PairInterleave(int first) {
+    alignas(64) uint16_t index[32];
+    for (int i = 0; i < 16; ++i) {
+        index[2 * i] = static_cast<uint16_t>(first + i);
+        index[2 * i + 1] = static_cast<uint16_t>(32 + first + i);
+    }
+    return _mm512_load_si512(index);
+}
+
 // Value rows [rows, v32] bf16 to the B layout of acc += P V: [rows / 2, v32, 2].
 void PackValues(const uint16_t* stage, int rows, int64_t v32, uint16_t* packed) {
-    alignas(64) uint16_t low[32], high[32];
-    for (int i = 0; i < 16; ++i) {
-        low[2 * i] = static_cast<uint16_t>(i);
-        low[2 * i + 1] = static_cast<uint16_t>(32 + i);
-        high[2 * i] = static_cast<uint16_t>(16 + i);
-        high[2 * i + 1] = static_cast<uint16_t>(48 + i);
-    }
-    const __m512i lowIndex = _mm512_load_si512(low), highIndex = _mm512_load_si512(high);
+    const __m512i lowIndex = PairInterleave(0), highIndex = PairInterleave(16);
     for (int p = 0; p < rows / 2; ++p) {
         const uint16_t* even = stage + 2 * p * v32;
         const uint16_t* odd = even + v32;
