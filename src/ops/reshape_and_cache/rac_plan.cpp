@@ -46,8 +46,9 @@ std::vector<RowWrite> ReusedRows(std::vector<CacheWriteStream>& previous, size_t
     return rows;
 }
 
-// Copies the cache input into its output when they are different memory (one row: the whole tensor).
-void CopyCacheIfApart(const RacSubject& s, Input cache, std::vector<RowWrite> rows,
+// Copies the cache input into its output when they are different memory (one row: the whole tensor). The
+// previous plan's rows at this stream's index are taken only then: they are the next stream's otherwise.
+void CopyCacheIfApart(const RacSubject& s, Input cache, std::vector<CacheWriteStream>& previous,
                       plan::CacheWritePlan* plan) {
     const void* input = s.Data(cache);
     void* output = OutputOf(s, cache);
@@ -57,7 +58,7 @@ void CopyCacheIfApart(const RacSubject& s, Input cache, std::vector<RowWrite> ro
     copy.dst = output;
     copy.dtype = s.Desc(cache).dtype;
     copy.channels = static_cast<int64_t>(ElementCount(s.Desc(cache)));
-    copy.rows = std::move(rows);
+    copy.rows = ReusedRows(previous, plan->streams.size());
     copy.rows.push_back({});
     plan->streams.push_back(std::move(copy));
 }
@@ -153,7 +154,7 @@ void RebuildPlan(const RacSubject& s, plan::CacheWritePlan* plan) {
     for (auto [cache, stored] :
          {std::pair{Input::kKeyCache, Input::kKey}, {Input::kValueCache, Input::kValue}}) {
         if (!s.Has(cache)) continue;
-        CopyCacheIfApart(s, cache, ReusedRows(previous, plan->streams.size()), plan);
+        CopyCacheIfApart(s, cache, previous, plan);
         const CacheLayout layout = LayoutOf(s, cache, stored);
         CacheWriteStream stream =
             EmptyStream(s, cache, stored, layout, ReusedRows(previous, plan->streams.size()));
