@@ -1,8 +1,13 @@
 // ReshapeAndCache's plan (ops/reshape_and_cache/rac_plan.cpp) is rebuilt by every Execute from the slots it
-// is given: the rebuilt plan keeps each stream's row storage, so that an Execute allocates nothing once the
-// operation has run, whether the outputs alias the caches (as models call it) or the caches are copied first.
+// is given: the rebuilt plan keeps each stream's row storage, so that an Execute makes no large allocation
+// once the operation has run, whether the outputs alias the caches (as models call it) or the caches are
+// copied first. Comparing the storage's address cannot tell, since the allocator hands a freed block straight
+// back; so this test binary's operator new counts the large allocations a thread makes while asked to.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <new>
+#include <ostream>
 #include <vector>
 
 #include "ops/call_validation.h"
