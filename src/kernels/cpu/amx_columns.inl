@@ -270,10 +270,7 @@ class AmxColumnRunner {
         }
         for (int g = 0; g < itemCount_; ++g) {
             const bool exact = nonFinite[g] || nonFiniteQuery_[g];
-            if (direct && exact) {
-                StageRows(call_.key, items_[g], j0, n, task_.kvEnd, rows, l_.d32, stageHi_ + g * l_.stageRows,
-                          stageLo_ + g * l_.stageRows);
-            }
+            if (direct && exact) StageItem(call_.key, g, j0, n, rows, l_.d32);
             ItemScores(g, j0, n, rows, direct, exact);
         }
         if (packValues_) {
@@ -286,10 +283,7 @@ class AmxColumnRunner {
             const bool tiles = WeightsFitBf16(call_, magnitude[g]) && !nonFinite[g];
             Softmax(g, j0, n, rows, tiles);
             if (!tiles) {
-                if (packValues_) {
-                    StageRows(call_.value, items_[g], j0, n, task_.kvEnd, rows, l_.v32, stageHi_ + g * l_.stageRows,
-                              stageLo_ + g * l_.stageRows);
-                }
+                if (packValues_) StageItem(call_.value, g, j0, n, rows, l_.v32);
                 PreciseAccumulate(g, n);
                 continue;
             }
@@ -304,6 +298,13 @@ class AmxColumnRunner {
         }
     }
 
+    // Item g's rows [j0, j0 + n) of `kv` staged at its stage region, for the fp32 paths when the block was read
+    // in place.
+    void StageItem(const KvView& kv, int g, int32_t j0, int32_t n, int rows, int64_t width) {
+        StageRows(kv, items_[g], j0, n, task_.kvEnd, rows, width, stageHi_ + g * l_.stageRows,
+                  stageLo_ + g * l_.stageRows);
+    }
+
     // Every item's values [j0, j0 + n) packed from the cache into V's B tiles (packValues_): pairs of keys
     // [rows / 2, v32, 2], zero for keys [n, rows), two slots at a time in memory order; nonFinite[g] and
     // magnitude[g] as StageItemRows gives them.
@@ -314,10 +315,7 @@ class AmxColumnRunner {
         SlotCursor ahead(kv, items_[0].kvSequence, Min(j0 + kPrefetchRows, task_.kvEnd - 1));
         const __m512i exponent = _mm512_set1_epi16(0x7F80), magnitudeBits = _mm512_set1_epi16(0x7FFF);
         const __m512i low = PairInterleave(0), high = PairInterleave(16);
-        __mmask32 bad[kMaxItems] = {};
-        __m512i largest[kMaxItems];
-        for (int g = 0; g < itemCount_; ++g)
-            largest[g] = _mm512_setzero_si512();
+        RowStats stats[kMaxItems];
         for (int t = 0; t < rows; t += 2) {
             const uint16_t* slots[2] = {nullptr, nullptr};
             for (int k = 0; k < 2; ++k) {
@@ -336,20 +334,19 @@ class AmxColumnRunner {
                 for (int64_t c0 = 0; c0 < l_.v32; c0 += 32) {
                     const __m512i even = slots[0] != nullptr ? _mm512_loadu_si512(slots[0] + head + c0) : _mm512_setzero_si512();
                     const __m512i odd = slots[1] != nullptr ? _mm512_loadu_si512(slots[1] + head + c0) : _mm512_setzero_si512();
-                    bad[g] |= _mm512_cmpeq_epi16_mask(_mm512_and_si512(even, exponent), exponent) |
-                              _mm512_cmpeq_epi16_mask(_mm512_and_si512(odd, exponent), exponent);
-                    largest[g] = _mm512_max_epu16(largest[g], _mm512_max_epu16(_mm512_and_si512(even, magnitudeBits),
-                                                                               _mm512_and_si512(odd, magnitudeBits)));
+                    stats[g].bad |= _mm512_cmpeq_epi16_mask(_mm512_and_si512(even, exponent), exponent) |
+                                    _mm512_cmpeq_epi16_mask(_mm512_and_si512(odd, exponent), exponent);
+                    stats[g].bf16Bits =
+                        _mm512_max_epu16(stats[g].bf16Bits, _mm512_max_epu16(_mm512_and_si512(even, magnitudeBits),
+                                                                             _mm512_and_si512(odd, magnitudeBits)));
                     _mm512_storeu_si512(out + 2 * c0, _mm512_permutex2var_epi16(even, low, odd));
                     _mm512_storeu_si512(out + 2 * c0 + 32, _mm512_permutex2var_epi16(even, high, odd));
                 }
             }
         }
         for (int g = 0; g < itemCount_; ++g) {
-            nonFinite[g] = bad[g] != 0;
-            const auto bits = static_cast<uint32_t>(_mm512_reduce_max_epu32(_mm512_max_epu32(
-                _mm512_and_si512(largest[g], _mm512_set1_epi32(0xFFFF)), _mm512_srli_epi32(largest[g], 16))));
-            magnitude[g] = __builtin_bit_cast(float, bits << 16);
+            nonFinite[g] = stats[g].bad != 0;
+            magnitude[g] = stats[g].LargestMagnitude();
         }
     }
 
