@@ -288,7 +288,7 @@ class TaskRunner {
         StorePartial();
     }
 
-  private:
+  protected:
     float* Field(LaneField field) const { return lane_ + int64_t{field} * call_.lanes; }
     const plan::WorkItem& ItemOf(int lane) const { return items_[lane / itemLanes_]; }
     int64_t HeadOf(int lane) const { return ItemOf(lane).headBegin + lane % itemLanes_ / rows_; }
@@ -453,27 +453,10 @@ class TaskRunner {
     // are converted kSubKeys keys at a time for every item of the task in turn, so the cache is read in
     // memory order (a slot holds the items' kv heads side by side) and the converted rows stay in L1.
     void Tile(int32_t j0, int32_t n) {
-        const plan::WorkItem& first = items_[0];
-        plan::TileClass tile = plan::TileClass::kVisible;
-        if constexpr (kMasked) tile = ClassifyTile(call_, first, task_.rowBegin, task_.rowEnd, j0, j0 + n);
-        if (tile == plan::TileClass::kHidden) return;  // every term -inf: the keys take no part
-        if constexpr (kMasked) {
-            if (WeighsNothing(j0, n)) return;
-        }
-        if (call_.razorOffset != nullptr) {
-            for (int32_t t = 0; t < n; ++t) {
-                const int64_t j = j0 + t;
-                const int64_t block = call_.key.blockTable[first.kvSequence * call_.key.tableStride + j / call_.key.blockSize];
-                razor_[t] = call_.razorOffset[block * call_.razorBlockStride + j % call_.key.blockSize];
-            }
-        }
-        TileRows rows;
-        rows.n = n;
-        rows.next = task_.kvEnd - (j0 + n) < call_.tileKeys ? task_.kvEnd - (j0 + n) : call_.tileKeys;
-        RowAddresses(call_.key, first, j0, n, rows.key);
-        RowAddresses(call_.value, first, j0, n, rows.value);
-        RowAddresses(call_.key, first, j0 + n, rows.next, rows.nextKey);
-        RowAddresses(call_.value, first, j0 + n, rows.next, rows.nextValue);
+        const plan::TileClass tile = ClassOf(j0, n);
+        if (tile == plan::TileClass::kHidden) return;
+        LoadRazor(j0, n);
+        const TileRows rows = RowsOf(j0, n);
         Dots(rows);
         bool accumulate = false;
         for (int lane = 0; lane < lanes_; ++lane) {
@@ -481,6 +464,40 @@ class TaskRunner {
             accumulate = Update(lane, n) || accumulate;
         }
         if (accumulate) Accumulate(rows);
+    }
+
+    // The class of keys [j0, j0 + n) for the task's rows; kHidden also where the finite causal term provably
+    // gives them weight 0 (WeighsNothing).
+    plan::TileClass ClassOf(int32_t j0, int32_t n) {
+        plan::TileClass tile = plan::TileClass::kVisible;
+        if constexpr (kMasked) {
+            tile = ClassifyTile(call_, items_[0], task_.rowBegin, task_.rowEnd, j0, j0 + n);
+            if (tile != plan::TileClass::kHidden && WeighsNothing(j0, n)) tile = plan::TileClass::kHidden;
+        }
+        return tile;
+    }
+
+    // razor_[t]: the razor offset of key j0 + t, where the call has them.
+    void LoadRazor(int32_t j0, int32_t n) {
+        if (call_.razorOffset == nullptr) return;
+        const plan::WorkItem& first = items_[0];
+        for (int32_t t = 0; t < n; ++t) {
+            const int64_t j = j0 + t;
+            const int64_t block = call_.key.blockTable[first.kvSequence * call_.key.tableStride + j / call_.key.blockSize];
+            razor_[t] = call_.razorOffset[block * call_.razorBlockStride + j % call_.key.blockSize];
+        }
+    }
+
+    TileRows RowsOf(int32_t j0, int32_t n) const {
+        const plan::WorkItem& first = items_[0];
+        TileRows rows;
+        rows.n = n;
+        rows.next = task_.kvEnd - (j0 + n) < call_.tileKeys ? task_.kvEnd - (j0 + n) : call_.tileKeys;
+        RowAddresses(call_.key, first, j0, n, rows.key);
+        RowAddresses(call_.value, first, j0, n, rows.value);
+        RowAddresses(call_.key, first, j0 + n, rows.next, rows.nextKey);
+        RowAddresses(call_.value, first, j0 + n, rows.next, rows.nextValue);
+        return rows;
     }
 
     // scores[lane][t] = q_lane . k_t for the tile's keys, kSubKeys keys of one item at a time. Each conversion
@@ -792,13 +809,21 @@ class TaskRunner {
     float queryReach_ = -1.0f, ownKeyNorm_ = -1.0f;  // PrepareSkipping; -1: no tile is skipped
 };
 
+#include "kernels/cpu/attention_columns.inl"
+
+template <bool kMasked>
+void RunTaskOf(const KernelCall& call, const Task& task, float* scratch) {
+    if (ColumnRunner<kMasked>::Takes(call, task)) return ColumnRunner<kMasked>(call, task, scratch).Run();
+    TaskRunner<kMasked>(call, task, scratch).Run();
+}
+
 }  // namespace
 
-// The task runner is instantiated with and without a mask; clamp and razor offsets are policies of the one loop
-// they change (ScaleScores), so the large loops are compiled twice, not eight times.
+// The task runners are instantiated with and without a mask; clamp and razor offsets are policies of the one
+// loop they change (ScaleScores), so the large loops are compiled twice, not eight times.
 void RunTask(const KernelCall& call, int64_t task, float* scratch) {
-    if (call.mask != plan::MaskKind::kNone) return TaskRunner<true>(call, call.tasks[task], scratch).Run();
-    TaskRunner<false>(call, call.tasks[task], scratch).Run();
+    if (call.mask != plan::MaskKind::kNone) return RunTaskOf<true>(call, call.tasks[task], scratch);
+    RunTaskOf<false>(call, call.tasks[task], scratch);
 }
 
 // Combines the partial states of a row block's chunks in key order and stores the output.

@@ -137,6 +137,11 @@ ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes) {
     layout.razor = take(kTileKeys);
     layout.acc = take(lanes * dimVPad);
     layout.lane = take(int64_t{kLaneFields} * lanes);
+    const int64_t width = (lanes + kChannelPad - 1) / kChannelPad * kChannelPad;
+    layout.queryColumns = take(dimPad * width);
+    layout.scoreColumns = take(kTileKeys * width);
+    layout.accColumns = take(dimVPad * width);
+    layout.laneColumns = take(kLaneColumnFields * width);
     layout.total = at;
     return layout;
 }

@@ -75,12 +75,18 @@ struct ScratchLayout {
     int64_t razor = 0;   // [T] razor offsets of the tile's keys
     int64_t acc = 0;     // [L, dimVPad]
     int64_t lane = 0;    // [kLaneFields, L]: the LaneField arrays
+    // The column runner's transposed arrays (attention_columns.inl), P = L rounded up to kChannelPad:
+    int64_t queryColumns = 0;  // [dimPad, P] Q^T
+    int64_t scoreColumns = 0;  // [T, P] S^T: logits, then weights
+    int64_t accColumns = 0;    // [dimVPad, P] acc^T
+    int64_t laneColumns = 0;   // [kLaneColumnFields, P] per-lane factors and softmax state
     int64_t total = 0;
 };
 
 // Per-lane arrays of ScratchLayout::lane: logit = ((dot + kDotBias) * kDotMul + razor * kRazorMul) *
 // kPostMul; kZeroWeight is 1 where the lane has a weight of 0 in the current tile, else 0.
 enum LaneField { kMax, kSum, kWeightMax, kDotBias, kDotMul, kRazorMul, kPostMul, kZeroWeight, kLaneFields };
+inline constexpr int kLaneColumnFields = 9;  // the column runner's per-lane arrays (attention_columns.inl)
 
 // The dequantisation of an int8 cache (DEQUANT_FUSION), kept out of the inner loops: scale s and offset o per
 // (kv head, channel), fp32 [kvHeads * headDim], or null. Keys: the query is multiplied by s and each dot gets

@@ -16,6 +16,10 @@ struct Simd {
     // The second operand when either is NaN, as the x86 instructions do.
     static V Max(V a, V b) { return _mm256_max_ps(a, b); }
     static V Min(V a, V b) { return _mm256_min_ps(a, b); }
+    // The larger of a and b, or NaN where either is NaN.
+    static V MaxNaN(V a, V b) {
+        return _mm256_blendv_ps(_mm256_max_ps(a, b), _mm256_add_ps(a, b), _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+    }
     static float ReduceAdd(V v) {
         __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
         s = _mm_add_ps(s, _mm_movehl_ps(s, s));

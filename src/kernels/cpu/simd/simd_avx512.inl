@@ -17,6 +17,10 @@ struct Simd {
     // The second operand when either is NaN, as the x86 instructions do.
     static V Max(V a, V b) { return _mm512_max_ps(a, b); }
     static V Min(V a, V b) { return _mm512_min_ps(a, b); }
+    // The larger of a and b, or NaN where either is NaN.
+    static V MaxNaN(V a, V b) {
+        return _mm512_mask_mov_ps(_mm512_max_ps(a, b), _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q), _mm512_add_ps(a, b));
+    }
     static float ReduceAdd(V v) { return _mm512_reduce_add_ps(v); }
     // The four sums of a0..a3 into out[0..3].
     static void ReduceAdd4(V a0, V a1, V a2, V a3, float* out) {

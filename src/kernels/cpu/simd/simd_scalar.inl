@@ -16,6 +16,8 @@ struct Simd {
     // The second operand when either is NaN, as the x86 instructions do.
     static V Max(V a, V b) { return a > b ? a : b; }
     static V Min(V a, V b) { return a < b ? a : b; }
+    // The larger of a and b, or NaN where either is NaN.
+    static V MaxNaN(V a, V b) { return a != a || b != b ? a + b : (a > b ? a : b); }
     static float ReduceAdd(V v) { return v; }
     static void ReduceAdd4(V a0, V a1, V a2, V a3, float* out) {
         out[0] = a0;

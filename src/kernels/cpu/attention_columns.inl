@@ -1,0 +1,353 @@
+// The column runner of the CPU attention kernel: tasks of many lanes of one kv head (prefill row blocks, wide
+// GQA and speculative decode steps) in transposed form. A lane is a column of every array: Q^T [dimPad][P],
+// the scores S^T [keys][P] and acc^T [dimVPad][P], P being the lanes rounded up to whole vectors. Both
+// products are then blocks of outer products of whole vectors (no horizontal sum), and the online softmax
+// runs down the columns, kW lanes per instruction. The lanes' setup, the skipped tiles and the stores are the
+// TaskRunner's (attention_kernel.inl, which includes this file inside its namespaces).
+
+// C[i][vectors] (=, or += with kLoadC) sum_k A(i, k) B[k][vectors] for NI rows of C: A(i, k) at
+// a[i * aRow + k * aCol], broadcast; B and C rows of NV vectors, `ldb` and `ldc` floats apart.
+template <int NI, int NV, bool kLoadC>
+ATBX_INLINE void OuterBlock(const float* a, int64_t aRow, int64_t aCol, const float* b, int64_t ldb, int32_t depth,
+                            float* c, int64_t ldc) {
+    V acc[NI][NV];
+    for (int i = 0; i < NI; ++i) {
+        for (int v = 0; v < NV; ++v)
+            acc[i][v] = kLoadC ? Simd::Load(c + i * ldc + v * kW) : Simd::Zero();
+    }
+    for (int32_t k = 0; k < depth; ++k) {
+        V row[NV];
+        for (int v = 0; v < NV; ++v)
+            row[v] = Simd::Load(b + k * ldb + v * kW);
+        for (int i = 0; i < NI; ++i) {
+            const V x = Simd::Set(a[i * aRow + k * aCol]);
+            for (int v = 0; v < NV; ++v)
+                acc[i][v] = Simd::MulAdd(x, row[v], acc[i][v]);
+        }
+    }
+    for (int i = 0; i < NI; ++i) {
+        for (int v = 0; v < NV; ++v)
+            Simd::Store(c + i * ldc + v * kW, acc[i][v]);
+    }
+}
+
+// The register block: kOuterRows rows of C by up to kOuterVectors vectors (AVX-512: 16 accumulators of its 32
+// registers; AVX2: 8 of 16).
+constexpr int kOuterRows = 4;
+constexpr int kOuterVectors = kW == 16 ? 4 : 2;
+
+// Rows [0, rows) of C over NV vectors, in blocks of kOuterRows rows and one block of the rest.
+template <int NV, bool kLoadC>
+void OuterRows(const float* a, int64_t aRow, int64_t aCol, int32_t rows, const float* b, int64_t ldb, int32_t depth,
+               float* c, int64_t ldc) {
+    int32_t i = 0;
+    for (; i + kOuterRows <= rows; i += kOuterRows)
+        OuterBlock<kOuterRows, NV, kLoadC>(a + i * aRow, aRow, aCol, b, ldb, depth, c + i * ldc, ldc);
+    a += i * aRow;
+    c += i * ldc;
+    switch (rows - i) {
+        case 3:
+            return OuterBlock<3, NV, kLoadC>(a, aRow, aCol, b, ldb, depth, c, ldc);
+        case 2:
+            return OuterBlock<2, NV, kLoadC>(a, aRow, aCol, b, ldb, depth, c, ldc);
+        case 1:
+            return OuterBlock<1, NV, kLoadC>(a, aRow, aCol, b, ldb, depth, c, ldc);
+        default:
+            return;
+    }
+}
+
+template <int NV, bool kLoadC>
+void OuterColumns(int vectors, const float* a, int64_t aRow, int64_t aCol, int32_t rows, const float* b, int64_t ldb,
+                  int32_t depth, float* c, int64_t ldc) {
+    if constexpr (NV > 1) {
+        if (vectors < NV) return OuterColumns<NV - 1, kLoadC>(vectors, a, aRow, aCol, rows, b, ldb, depth, c, ldc);
+    }
+    OuterRows<NV, kLoadC>(a, aRow, aCol, rows, b, ldb, depth, c, ldc);
+}
+
+// C[rows][vectors * kW] (=, or +=) A B, the columns in groups of at most kOuterVectors vectors.
+template <bool kLoadC>
+void OuterProduct(const float* a, int64_t aRow, int64_t aCol, int32_t rows, const float* b, int64_t ldb,
+                  int32_t depth, float* c, int64_t ldc, int vectors) {
+    for (int v0 = 0; v0 < vectors; v0 += kOuterVectors) {
+        const int group = vectors - v0 < kOuterVectors ? vectors - v0 : kOuterVectors;
+        OuterColumns<kOuterVectors, kLoadC>(group, a, aRow, aCol, rows, b + v0 * kW, ldb, depth, c + v0 * kW, ldc);
+    }
+}
+
+// Per-lane arrays of the column runner, P floats each: the logit factors of LaneField, the softmax state,
+// and per tile the lanes' maxima, shifts and rescale factors.
+enum ColumnField { kColDotMul, kColRazorMul, kColPostMul, kColBias, kColMax, kColSum, kColTileMax, kColShift,
+                   kColRescale, kColumnFields };
+static_assert(kColumnFields == kLaneColumnFields, "kernel_call.h sizes the column runner's lane arrays");
+
+// What a tile's softmax step found: a real lane sees a key, a lane's factor is not 1.
+struct LaneSteps {
+    bool visible = false;
+    bool rescaled = false;
+};
+
+template <bool kMasked>
+class ColumnRunner : TaskRunner<kMasked> {
+    using Base = TaskRunner<kMasked>;
+    using Base::acc_;
+    using Base::call_;
+    using Base::Field;
+    using Base::items_;
+    using Base::keys_;
+    using Base::lanes_;
+    using Base::query_;
+    using Base::razor_;
+    using Base::task_;
+    using Base::values_;
+
+  public:
+    // Whether the task runs here: many lanes of one kv head, vectors of at least 8 lanes, no int8 QKV (whose
+    // P quantisation goes lane by lane).
+    static bool Takes(const KernelCall& call, const Task& task) {
+        const int lanes = call.items[task.item].headCount * (task.rowEnd - task.rowBegin);
+        return kW >= 8 && task.itemCount == 1 && call.quant == plan::QuantPolicy::Mode::kNone &&
+               lanes >= kColumnMinLanes;
+    }
+
+    ColumnRunner(const KernelCall& call, const Task& task, float* scratch)
+        : Base(call, task, scratch),
+          vectors_((lanes_ + kW - 1) / kW),
+          width_(vectors_ * kW),
+          queryT_(scratch + call.layout.queryColumns),
+          scoresT_(scratch + call.layout.scoreColumns),
+          accT_(scratch + call.layout.accColumns),
+          fields_(scratch + call.layout.laneColumns) {}
+
+    void Run() {
+        if (items_[0].zeroOutput) return Base::StoreZeros();
+        Base::Init();
+        InitColumns();
+        for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += call_.tileKeys) {
+            const int32_t n = task_.kvEnd - j0 < call_.tileKeys ? task_.kvEnd - j0 : call_.tileKeys;
+            Tile(j0, n);
+        }
+        FinishColumns();
+        Base::UnfoldValueDequant();
+        if (task_.partial < 0) return Base::StoreOutput();
+        Base::StorePartial();
+    }
+
+  private:
+    static constexpr int kColumnMinLanes = 32;
+    static constexpr float kLazyRescale = 8.0f;  // how far a tile's maximum may pass the reference unrescaled
+
+    float* Column(ColumnField field) const { return fields_ + int64_t{field} * width_; }
+
+    // Q^T from the lanes' scaled queries, the logit factors and the softmax state as columns; padded lanes
+    // get a zero query and plain factors, and are never stored.
+    void InitColumns() {
+        const int dimPad = call_.dimPad;
+        for (int c = 0; c < dimPad; ++c) {
+            float* row = queryT_ + int64_t{c} * width_;
+            for (int lane = 0; lane < width_; ++lane)
+                row[lane] = lane < lanes_ ? query_[int64_t{lane} * dimPad + c] : 0.0f;
+        }
+        for (int lane = 0; lane < width_; ++lane) {
+            const bool real = lane < lanes_;
+            Column(kColDotMul)[lane] = real ? Field(kDotMul)[lane] : 1.0f;
+            Column(kColRazorMul)[lane] = real ? Field(kRazorMul)[lane] : 0.0f;
+            Column(kColPostMul)[lane] = real ? Field(kPostMul)[lane] : 1.0f;
+            Column(kColBias)[lane] = real ? Field(kDotBias)[lane] : 0.0f;
+            Column(kColMax)[lane] = kNegInf;
+            Column(kColSum)[lane] = 0.0f;
+        }
+        for (int64_t i = 0; i < int64_t{call_.dimVPad} * width_; ++i)
+            accT_[i] = 0.0f;
+    }
+
+    // The softmax state and acc back into the lanes' rows, where the TaskRunner stores them from.
+    void FinishColumns() {
+        for (int lane = 0; lane < lanes_; ++lane) {
+            Field(kMax)[lane] = Column(kColMax)[lane];
+            Field(kSum)[lane] = Column(kColSum)[lane];
+        }
+        for (int c = 0; c < call_.headDimV; ++c) {
+            const float* row = accT_ + int64_t{c} * width_;
+            for (int lane = 0; lane < lanes_; ++lane)
+                acc_[int64_t{lane} * call_.dimVPad + c] = row[lane];
+        }
+    }
+
+    void Tile(int32_t j0, int32_t n) {
+        const plan::TileClass tile = Base::ClassOf(j0, n);
+        if (tile == plan::TileClass::kHidden) return;
+        Base::LoadRazor(j0, n);
+        const TileRows rows = Base::RowsOf(j0, n);
+        ConvertRows(call_.key, items_[0], rows.key, n, keys_, call_.dimPad, {rows.nextKey, rows.next});
+        OuterProduct<false>(keys_, call_.dimPad, 1, n, queryT_, width_, call_.dimPad, scoresT_, width_, vectors_);
+        FinishScores(j0, n, tile == plan::TileClass::kPartial);
+        if (Softmax(n)) Accumulate(rows);
+    }
+
+    // The dots become logits (the factors, razor offsets, clamp and mask terms of TaskRunner::FinishScores).
+    void FinishScores(int32_t j0, int32_t n, bool addMask) {
+        const bool razor = call_.razorOffset != nullptr;
+        if (call_.clamp) {
+            razor ? ScaleScores<true, true>(n) : ScaleScores<true, false>(n);
+        } else {
+            razor ? ScaleScores<false, true>(n) : ScaleScores<false, false>(n);
+        }
+        if (!addMask) return;
+        float row[kTileKeys];
+        for (int lane = 0; lane < lanes_; ++lane) {
+            for (int32_t t = 0; t < n; ++t)
+                row[t] = scoresT_[int64_t{t} * width_ + lane];
+            Base::AddMask(lane, j0, n, row);
+            for (int32_t t = 0; t < n; ++t)
+                scoresT_[int64_t{t} * width_ + lane] = row[t];
+        }
+    }
+
+    template <bool kClamp, bool kRazor>
+    void ScaleScores(int32_t n) {
+        for (int v = 0; v < width_; v += kW) {
+            const V dotMul = Simd::Load(Column(kColDotMul) + v), razorMul = Simd::Load(Column(kColRazorMul) + v);
+            const V postMul = Simd::Load(Column(kColPostMul) + v), bias = Simd::Load(Column(kColBias) + v);
+            for (int32_t t = 0; t < n; ++t) {
+                float* s = scoresT_ + int64_t{t} * width_ + v;
+                V x = Simd::Add(Simd::Load(s), bias);
+                if constexpr (kRazor) {
+                    x = Simd::MulAdd(x, dotMul, Simd::Mul(Simd::Set(razor_[t]), razorMul));
+                } else {
+                    x = Simd::Mul(x, dotMul);
+                }
+                x = Simd::Mul(x, postMul);
+                if constexpr (kClamp) x = Simd::Min(Simd::Set(call_.clampMax), Simd::Max(Simd::Set(call_.clampMin), x));
+                Simd::Store(s, x);
+            }
+        }
+    }
+
+    // Every lane's online-softmax step over the tile (StepSoftmax's semantics, docs/decisions.md): the logits
+    // become weights, the sums and acc^T are rescaled. False when no real lane has a visible key so far.
+    bool Softmax(int32_t n) {
+        for (int v = 0; v < width_; v += kW) {
+            V top = Simd::Set(kNegInf);
+            for (int32_t t = 0; t < n; ++t)
+                top = Simd::MaxNaN(top, Simd::Load(scoresT_ + int64_t{t} * width_ + v));
+            Simd::Store(Column(kColTileMax) + v, top);
+        }
+        const LaneSteps steps = StepLanes();
+        for (int v = 0; v < width_; v += kW) {
+            const V rescale = Simd::Exp(Simd::Load(Column(kColRescale) + v));
+            const V shift = Simd::Load(Column(kColShift) + v);
+            V sum = Simd::Zero();
+            for (int32_t t = 0; t < n; ++t) {
+                float* s = scoresT_ + int64_t{t} * width_ + v;
+                const V w = Simd::Exp(Simd::Sub(Simd::Load(s), shift));
+                Simd::Store(s, w);
+                sum = Simd::Add(sum, w);
+            }
+            Simd::Store(Column(kColSum) + v, Simd::MulAdd(Simd::Load(Column(kColSum) + v), rescale, sum));
+            Simd::Store(Column(kColRescale) + v, rescale);
+        }
+        if (steps.rescaled) {
+            for (int c = 0; c < call_.headDimV; ++c) {
+                float* row = accT_ + int64_t{c} * width_;
+                for (int v = 0; v < width_; v += kW)
+                    Simd::Store(row + v, Simd::Mul(Simd::Load(row + v), Simd::Load(Column(kColRescale) + v)));
+            }
+        }
+        return steps.visible;
+    }
+
+    // Per lane, from its old reference maximum and the tile's: the reference maximum the lane's weights are
+    // taken against, its shift, and the exponent of its rescale factor (0: 1; -inf: 0; NaN: NaN), so that one
+    // vector exp gives every lane's factor. The reference moves only when the tile's maximum exceeds it by
+    // more than kLazyRescale (or it is -inf, NaN or +inf, with StepSoftmax's semantics): weights then reach
+    // e^kLazyRescale at most, l and acc still describe the same softmax (m, l, acc merge as any other state),
+    // and the pass over acc^T is skipped in most tiles. A lane that has seen only -inf keeps shift 0, so its
+    // weights exp(-inf) are 0. Returns whether a real lane is visible and whether acc^T needs rescaling.
+    LaneSteps StepLanes() {
+        LaneSteps steps;
+        float* max = Column(kColMax);
+        const float* tileMax = Column(kColTileMax);
+        float* shift = Column(kColShift);
+        float* exponent = Column(kColRescale);
+        for (int lane = 0; lane < width_; ++lane) {
+            const float oldMax = max[lane], top = tileMax[lane];
+            if (oldMax != oldMax || top != top) {
+                max[lane] = shift[lane] = exponent[lane] = oldMax + top;
+                steps.rescaled = true;
+            } else if (top == kNegInf && oldMax == kNegInf) {
+                shift[lane] = exponent[lane] = 0.0f;
+                continue;
+            } else if (oldMax != kNegInf && top <= oldMax + kLazyRescale) {
+                shift[lane] = oldMax;
+                exponent[lane] = 0.0f;
+            } else {
+                max[lane] = shift[lane] = top;
+                exponent[lane] = oldMax - top;
+                steps.rescaled = steps.rescaled || oldMax != kNegInf;  // at the first visible tile acc is 0
+            }
+            steps.visible = steps.visible || lane < lanes_;
+        }
+        return steps;
+    }
+
+    // acc^T += V^T W over the tile's keys. A key of weight 0 takes no part, even with a non-finite value
+    // (docs/decisions.md): such rows are zeroed for the product and added afterwards lane by lane where the
+    // weight is not 0.
+    void Accumulate(const TileRows& rows) {
+        const int32_t n = rows.n;
+        ConvertRows(call_.value, items_[0], rows.value, n, values_, call_.dimVPad, {rows.nextValue, rows.next});
+        V check = Simd::Zero();
+        for (int32_t t = 0; t < n; ++t) {
+            const float* v = values_ + int64_t{t} * call_.dimVPad;
+            for (int c = 0; c < call_.dimVPad; c += kW)
+                check = Simd::MulAdd(Simd::Load(v + c), Simd::Zero(), check);  // NaN where a value is not finite
+        }
+        const bool finite = !Simd::AnyNaN(check);
+        if (!finite) ZeroNonFiniteRows(n);
+        OuterProduct<true>(values_, 1, call_.dimVPad, call_.headDimV, scoresT_, width_, n, accT_, width_, vectors_);
+        if (!finite) AddNonFiniteRows(rows, n);
+    }
+
+    static bool RowFinite(const float* v, int n) {
+        for (int c = 0; c < n; ++c) {
+            if (!(v[c] - v[c] == 0.0f)) return false;
+        }
+        return true;
+    }
+
+    void ZeroNonFiniteRows(int32_t n) {
+        for (int32_t t = 0; t < n; ++t) {
+            float* v = values_ + int64_t{t} * call_.dimVPad;
+            if (RowFinite(v, call_.headDimV)) continue;
+            nonFinite_[t] = true;
+            for (int c = 0; c < call_.headDimV; ++c)
+                v[c] = 0.0f;
+        }
+    }
+
+    // The zeroed rows again, added to the lanes whose weight is not 0.
+    void AddNonFiniteRows(const TileRows& rows, int32_t n) {
+        for (int32_t t = 0; t < n; ++t) {
+            if (!nonFinite_[t]) continue;
+            nonFinite_[t] = false;
+            float* v = values_ + int64_t{t} * call_.dimVPad;
+            ConvertRows(call_.value, items_[0], rows.value + t, 1, v, call_.dimVPad);
+            const float* w = scoresT_ + int64_t{t} * width_;
+            for (int lane = 0; lane < lanes_; ++lane) {
+                if (w[lane] == 0.0f) continue;
+                for (int c = 0; c < call_.headDimV; ++c)
+                    accT_[int64_t{c} * width_ + lane] += w[lane] * v[c];
+            }
+        }
+    }
+
+    const int vectors_;  // vectors of lanes
+    const int width_;    // P: vectors_ * kW
+    float* queryT_;
+    float* scoresT_;
+    float* accT_;
+    float* fields_;
+    bool nonFinite_[kTileKeys] = {};
+};

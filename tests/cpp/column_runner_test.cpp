@@ -1,0 +1,154 @@
+// Tasks of 32 lanes or more of one kv head (prefill row blocks, wide GQA and speculative decode steps), which
+// the vector paths run in columns (src/kernels/cpu/attention_columns.inl): every CPU path of the registry,
+// forced in turn, against the float64 reference under the precision standard. Logits spread over ±10 and
+// more, so that the rescales of the running sums matter; values near the bf16 maximum; tensor and ALiBi
+// masks, clamp and razor offsets; values that are not finite at keys some rows weigh 0 and others do not;
+// several key chunks merged; bitwise identical results on 1, 2 and 3 threads. A path this CPU lacks is
+// skipped with the missing feature named.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "support/cpu_path_fixture.h"
+#include "support/pa_calls.h"
+#include "support/pa_logical.h"
+#include "support/run_call.h"
+#include "support/sa_calls.h"
+
+namespace atbx::test {
+namespace {
+
+using SaParam = infer::SelfAttentionParam;
+using PaParam = infer::PagedAttentionParam;
+
+// 8 query heads on 2 kv heads: a prefill row block holds 4 heads x 16 rows = 64 lanes.
+SaParam Encoder(SaParam::MaskType mask) {
+    SaParam p = PaEncoderParam();
+    p.headNum = 8;
+    p.kvHeadNum = 2;
+    p.maskType = mask;
+    return p;
+}
+
+// Lengths 300, 129 and 1 at head size 128; queries times 8 (logits over some ±12 at qkScale 1/8).
+TestCall WidePrefill(const SaParam& param, aclDataType dtype) {
+    TestCall call = MakeSaCall(param, MakeSaShape(128, {300, 129, 1}, dtype));
+    ScaleElements(call.In("query"), 8.0);
+    return call;
+}
+
+class ColumnRunnerTest : public CpuPathFixture {
+  protected:
+    void ExpectMeetsTheStandard(TestCall& call, int64_t headSize, int64_t maxKeys) {
+        const std::vector<double> reference = ReferenceResult(call);
+        const RunResult run = Execute(call, Backend::kCpu, 2, Path());
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(run.kernel, GetParam());
+        EXPECT_EQ(PrecisionFailure(call, reference, headSize, maxKeys), "");
+    }
+};
+
+TEST_P(ColumnRunnerTest, WideLogitsMeetThePrecisionStandard) {
+    for (const SaParam::MaskType mask :
+         {SaParam::MASK_TYPE_UNDEFINED, SaParam::MASK_TYPE_NORM, SaParam::MASK_TYPE_ALIBI}) {
+        for (const aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+            SCOPED_TRACE(std::to_string(mask) + (dtype == ACL_BF16 ? " bf16" : " fp16"));
+            TestCall call = WidePrefill(Encoder(mask), dtype);
+            ExpectMeetsTheStandard(call, 128, 300);
+        }
+    }
+}
+
+// Clamp at ±3: most logits are clamped, and the clamped ones tie for the maximum.
+TEST_P(ColumnRunnerTest, ClampedLogitsMeetThePrecisionStandard) {
+    SaParam p = Encoder(SaParam::MASK_TYPE_NORM);
+    p.clampType = SaParam::CLAMP_TYPE_MIN_MAX;
+    p.clampMin = -3.0f;
+    p.clampMax = 3.0f;
+    TestCall call = WidePrefill(p, ACL_FLOAT16);
+    ExpectMeetsTheStandard(call, 128, 300);
+}
+
+// bf16 values near the dtype's maximum under wide logits: weights taken against a maximum a tile may pass by
+// up to e^8 (attention_columns.inl, kLazyRescale) must not overflow the fp32 sums.
+TEST_P(ColumnRunnerTest, ValuesNearTheBf16MaximumMeetThePrecisionStandard) {
+    TestCall call = WidePrefill(Encoder(SaParam::MASK_TYPE_NORM), ACL_BF16);
+    ScaleLargestTo(call.In("value"), 3e38);
+    ExpectMeetsTheStandard(call, 128, 300);
+}
+
+// KVHEAD_ROPE, 64 query heads on 2 kv heads: each (batch, kv head) pair is a sequence of 32 lanes, whose
+// logits take the razor offset of each key's physical slot.
+TEST_P(ColumnRunnerTest, RazorOffsetsMeetThePrecisionStandard) {
+    std::mt19937_64 rng(901);
+    PaLogical l = DecodeLogical(64, 2, 128, 16, {700, 16, 33, 600});
+    l.param.compressType = PaParam::COMPRESS_TYPE_KVHEAD_ROPE;
+    FillRandom(l, rng);
+    int64_t numBlocks = l.extraBlocks;
+    for (int32_t len : l.contextLens)
+        numBlocks += (len + l.blockSize - 1) / l.blockSize;
+    l.extra["razorOffset"] = ValuesTensor(ACL_FLOAT, {numBlocks, l.blockSize},
+                                          RandomValues(ACL_FLOAT, numBlocks * l.blockSize, 0, 4, rng));
+    TestCall call = BuildCall(l, rng);
+    ExpectMeetsTheStandard(call, 128, MaxContext(l));
+}
+
+// Speculative steps of 4 and 3 tokens, 16 query heads per kv head (64 and 48 lanes), over contexts of 1500
+// and 700 keys: several key chunks per row block, merged in key order.
+TestCall WideSpeculativeStep() {
+    PaParam param;
+    param.headNum = 32;
+    param.kvHeadNum = 2;
+    param.qkScale = static_cast<float>(1.0 / std::sqrt(128.0));
+    param.calcType = PaParam::CALC_TYPE_SPEC;
+    param.maskType = PaParam::MASK_TYPE_SPEC;
+    PaShape shape;
+    shape.headSize = 128;
+    shape.blockSize = 16;
+    shape.contextLens = {1500, 700};
+    shape.qSeqLen = {4, 3};
+    shape.dtype = ACL_BF16;
+    TestCall call = MakePaCall(param, shape);
+    ScaleElements(call.In("query"), 4.0);
+    return call;
+}
+
+TEST_P(ColumnRunnerTest, SpeculativeStepsOverSeveralChunksMeetThePrecisionStandard) {
+    TestCall call = WideSpeculativeStep();
+    ExpectMeetsTheStandard(call, 128, 1500);
+}
+
+TEST_P(ColumnRunnerTest, SpeculativeStepsOverSeveralChunksGiveIdenticalBitsOnOneTwoAndThreeThreads) {
+    TestCall call = WideSpeculativeStep();
+    ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
+}
+
+// A causal prefill as models pass its tile (hidden keys -10000, weight exactly 0): token 200's value of kv
+// head 1 is +inf and token 250's of kv head 0 NaN. Rows before each token weigh it 0, so it must take no part
+// there (inf * 0 would make them NaN); rows from it on are not finite. The same classes as the reference.
+TEST_P(ColumnRunnerTest, ValuesNotFiniteTakeNoPartWhereTheirWeightIsZero) {
+    SaParam p = Encoder(SaParam::MASK_TYPE_NORM_COMPRESS);
+    p.isTriuMask = 1;
+    TestCall call = MakeSaCall(p, MakeSaShape(128, {300}, ACL_FLOAT16));
+    UseModelMaskTile(call);
+    SetElement(call.In("value"), (200 * 2 + 1) * 128 + 5, INFINITY);
+    SetElement(call.In("value"), (250 * 2 + 0) * 128 + 9, NAN);
+    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+    const std::string expected = OutputClasses(call);
+    ASSERT_NE(expected.find('f'), std::string::npos);
+    ASSERT_NE(expected.find('n'), std::string::npos);
+    const RunResult run = Execute(call, Backend::kCpu, 2, Path());
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    EXPECT_EQ(OutputClasses(call), expected);
+}
+
+std::string PathName(const testing::TestParamInfo<std::string>& path) {
+    return path.param.substr(path.param.find(':') + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, ColumnRunnerTest, testing::ValuesIn(CpuPaths()), PathName);
+
+}  // namespace
+}  // namespace atbx::test
