@@ -1,4 +1,4 @@
-// Tasks of 32 lanes or more of one kv head (prefill row blocks, wide GQA and speculative decode steps), which
+// Items of more than 32 lanes of one kv head (prefill row blocks, wide GQA and speculative decode steps), which
 // the vector paths run in columns (src/kernels/cpu/attention_columns.inl): every CPU path of the registry,
 // forced in turn, against the float64 reference under the precision standard. Logits spread over ±10 and
 // more, so that the rescales of the running sums matter; values near the bf16 maximum; tensor and ALiBi
@@ -79,11 +79,11 @@ TEST_P(ColumnRunnerTest, ValuesNearTheBf16MaximumMeetThePrecisionStandard) {
     ExpectMeetsTheStandard(call, 128, 300);
 }
 
-// KVHEAD_ROPE, 64 query heads on 2 kv heads: each (batch, kv head) pair is a sequence of 32 lanes, whose
+// KVHEAD_ROPE, 96 query heads on 2 kv heads: each (batch, kv head) pair is a sequence of 48 lanes, whose
 // logits take the razor offset of each key's physical slot.
 TEST_P(ColumnRunnerTest, RazorOffsetsMeetThePrecisionStandard) {
     std::mt19937_64 rng(901);
-    PaLogical l = DecodeLogical(64, 2, 128, 16, {700, 16, 33, 600});
+    PaLogical l = DecodeLogical(96, 2, 128, 16, {700, 16, 33, 600});
     l.param.compressType = PaParam::COMPRESS_TYPE_KVHEAD_ROPE;
     FillRandom(l, rng);
     int64_t numBlocks = l.extraBlocks;

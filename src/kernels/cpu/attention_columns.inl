@@ -31,29 +31,21 @@ ATBX_INLINE void OuterBlock(const float* a, int64_t aRow, int64_t aCol, const fl
     }
 }
 
-// The register block: kOuterRows rows of C by up to kOuterVectors vectors (AVX-512: 16 accumulators of its 32
-// registers; AVX2: 8 of 16).
-constexpr int kOuterRows = 4;
+// The register block: rows of C by up to kOuterVectors vectors (AVX-512: 16 accumulators of its 32 registers;
+// AVX2: 8 of 16). One vector of columns takes 8 rows, so that enough independent sums cover the FMA latency.
 constexpr int kOuterVectors = kW == 16 ? 4 : 2;
+template <int NV>
+constexpr int kOuterRows = NV == 1 ? 8 : 4;
 
-// Rows [0, rows) of C over NV vectors, in blocks of kOuterRows rows and one block of the rest.
-template <int NV, bool kLoadC>
+// Rows [0, rows) of C over NV vectors, in blocks of NI rows, the rest in blocks of NI / 2, NI / 4 ... rows.
+template <int NI, int NV, bool kLoadC>
 void OuterRows(const float* a, int64_t aRow, int64_t aCol, int32_t rows, const float* b, int64_t ldb, int32_t depth,
                float* c, int64_t ldc) {
     int32_t i = 0;
-    for (; i + kOuterRows <= rows; i += kOuterRows)
-        OuterBlock<kOuterRows, NV, kLoadC>(a + i * aRow, aRow, aCol, b, ldb, depth, c + i * ldc, ldc);
-    a += i * aRow;
-    c += i * ldc;
-    switch (rows - i) {
-        case 3:
-            return OuterBlock<3, NV, kLoadC>(a, aRow, aCol, b, ldb, depth, c, ldc);
-        case 2:
-            return OuterBlock<2, NV, kLoadC>(a, aRow, aCol, b, ldb, depth, c, ldc);
-        case 1:
-            return OuterBlock<1, NV, kLoadC>(a, aRow, aCol, b, ldb, depth, c, ldc);
-        default:
-            return;
+    for (; i + NI <= rows; i += NI)
+        OuterBlock<NI, NV, kLoadC>(a + i * aRow, aRow, aCol, b, ldb, depth, c + i * ldc, ldc);
+    if constexpr (NI > 1) {
+        if (i < rows) OuterRows<NI / 2, NV, kLoadC>(a + i * aRow, aRow, aCol, rows - i, b, ldb, depth, c + i * ldc, ldc);
     }
 }
 
@@ -63,7 +55,7 @@ void OuterColumns(int vectors, const float* a, int64_t aRow, int64_t aCol, int32
     if constexpr (NV > 1) {
         if (vectors < NV) return OuterColumns<NV - 1, kLoadC>(vectors, a, aRow, aCol, rows, b, ldb, depth, c, ldc);
     }
-    OuterRows<NV, kLoadC>(a, aRow, aCol, rows, b, ldb, depth, c, ldc);
+    OuterRows<kOuterRows<NV>, NV, kLoadC>(a, aRow, aCol, rows, b, ldb, depth, c, ldc);
 }
 
 // C[rows][vectors * kW] (=, or +=) A B, the columns in groups of at most kOuterVectors vectors.
@@ -103,12 +95,13 @@ class ColumnRunner : TaskRunner<kMasked> {
     using Base::values_;
 
   public:
-    // Whether the task runs here: many lanes of one kv head, vectors of at least 8 lanes, no int8 QKV (whose
-    // P quantisation goes lane by lane).
+    // Whether the task runs here: vectors of at least 8 lanes, no int8 QKV (whose P quantisation goes lane by
+    // lane), items of more than kMaxLanes / 2 lanes (prefill row blocks, wide GQA and speculative steps). Such
+    // an item never shares a task, so the choice does not depend on how many items the schedule groups (which
+    // may depend on the thread count) and results stay bitwise identical for any thread count.
     static bool Takes(const KernelCall& call, const Task& task) {
-        const int lanes = call.items[task.item].headCount * (task.rowEnd - task.rowBegin);
-        return kW >= 8 && task.itemCount == 1 && call.quant == plan::QuantPolicy::Mode::kNone &&
-               lanes >= kColumnMinLanes;
+        const int itemLanes = call.items[task.item].headCount * (task.rowEnd - task.rowBegin);
+        return kW >= 8 && call.quant == plan::QuantPolicy::Mode::kNone && itemLanes > kMaxLanes / 2;
     }
 
     ColumnRunner(const KernelCall& call, const Task& task, float* scratch)
@@ -135,7 +128,6 @@ class ColumnRunner : TaskRunner<kMasked> {
     }
 
   private:
-    static constexpr int kColumnMinLanes = 32;
     static constexpr float kLazyRescale = 8.0f;  // how far a tile's maximum may pass the reference unrescaled
 
     float* Column(ColumnField field) const { return fields_ + int64_t{field} * width_; }
