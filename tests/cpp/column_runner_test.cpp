@@ -1,9 +1,9 @@
-// Items of more than 32 lanes of one kv head (prefill row blocks, wide GQA and speculative decode steps), which
-// the vector paths run in columns (src/kernels/cpu/attention_columns.inl): every CPU path of the registry,
-// forced in turn, against the float64 reference under the precision standard. Logits spread over ±10 and
-// more, so that the rescales of the running sums matter; values near the bf16 maximum; tensor and ALiBi
-// masks, clamp and razor offsets; values that are not finite at keys some rows weigh 0 and others do not;
-// several key chunks merged; bitwise identical results on 1, 2 and 3 threads. A path this CPU lacks is
+// Items of more than 32 lanes of one kv head (prefill row blocks, wide GQA and speculative decode steps),
+// which the vector paths run in columns (src/kernels/cpu/attention_columns.inl): every CPU path of the
+// registry, forced in turn, against the float64 reference under the precision standard. Logits spread over
+// ±10 and more, so that the rescales of the running sums matter; values near the bf16 maximum; tensor and
+// ALiBi masks, clamp and razor offsets; values that are not finite at keys some rows weigh 0 and others do
+// not; several key chunks merged; bitwise identical results on 1, 2 and 3 threads. A path this CPU lacks is
 // skipped with the missing feature named.
 #include <gtest/gtest.h>
 

@@ -101,7 +101,8 @@ class ColumnRunner : TaskRunner<kMasked> {
     // may depend on the thread count) and results stay bitwise identical for any thread count.
     static bool Takes(const KernelCall& call, const Task& task) {
         const int itemLanes = call.items[task.item].headCount * (task.rowEnd - task.rowBegin);
-        return kW >= 8 && call.quant == plan::QuantPolicy::Mode::kNone && itemLanes > kMaxLanes / 2;
+        return kW >= 8 && call.quant == plan::QuantPolicy::Mode::kNone && itemLanes > kMaxLanes / 2 &&
+               task.kvEnd - task.kvBegin >= kColumnMinKeys;
     }
 
     ColumnRunner(const KernelCall& call, const Task& task, float* scratch)
@@ -128,6 +129,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     }
 
   private:
+    static constexpr int32_t kColumnMinKeys = 256;  // fewer keys do not pay for the transposes
     static constexpr float kLazyRescale = 8.0f;  // how far a tile's maximum may pass the reference unrescaled
 
     float* Column(ColumnField field) const { return fields_ + int64_t{field} * width_; }
@@ -138,8 +140,8 @@ class ColumnRunner : TaskRunner<kMasked> {
         const int dimPad = call_.dimPad;
         for (int c = 0; c < dimPad; ++c) {
             float* row = queryT_ + int64_t{c} * width_;
-            for (int lane = 0; lane < width_; ++lane)
-                row[lane] = lane < lanes_ ? query_[int64_t{lane} * dimPad + c] : 0.0f;
+            for (int v = 0; v < width_; v += kW)
+                Simd::Store(row + v, Simd::Gather(query_ + int64_t{v} * dimPad + c, dimPad, lanes_ - v));
         }
         for (int lane = 0; lane < width_; ++lane) {
             const bool real = lane < lanes_;
@@ -150,20 +152,19 @@ class ColumnRunner : TaskRunner<kMasked> {
             Column(kColMax)[lane] = kNegInf;
             Column(kColSum)[lane] = 0.0f;
         }
-        for (int64_t i = 0; i < int64_t{call_.dimVPad} * width_; ++i)
-            accT_[i] = 0.0f;
+        for (int64_t i = 0; i < int64_t{call_.dimVPad} * width_; i += kW)
+            Simd::Store(accT_ + i, Simd::Zero());
     }
 
-    // The softmax state and acc back into the lanes' rows, where the TaskRunner stores them from.
+    // The softmax state and acc back into the lanes' rows, where the TaskRunner stores them from (channels
+    // past headDimV are zero in acc^T).
     void FinishColumns() {
         for (int lane = 0; lane < lanes_; ++lane) {
             Field(kMax)[lane] = Column(kColMax)[lane];
             Field(kSum)[lane] = Column(kColSum)[lane];
-        }
-        for (int c = 0; c < call_.headDimV; ++c) {
-            const float* row = accT_ + int64_t{c} * width_;
-            for (int lane = 0; lane < lanes_; ++lane)
-                acc_[int64_t{lane} * call_.dimVPad + c] = row[lane];
+            float* row = acc_ + int64_t{lane} * call_.dimVPad;
+            for (int c = 0; c < call_.dimVPad; c += kW)
+                Simd::Store(row + c, Simd::Gather(accT_ + int64_t{c} * width_ + lane, width_, kW));
         }
     }
 

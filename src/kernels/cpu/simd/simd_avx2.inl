@@ -16,6 +16,13 @@ struct Simd {
     // The second operand when either is NaN, as the x86 instructions do.
     static V Max(V a, V b) { return _mm256_max_ps(a, b); }
     static V Min(V a, V b) { return _mm256_min_ps(a, b); }
+    // base[i * stride] in lane i for i < count, 0 in the others (nothing past them is read).
+    static V Gather(const float* base, int64_t stride, int count) {
+        const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        const __m256i index = _mm256_mullo_epi32(lanes, _mm256_set1_epi32(static_cast<int>(stride)));
+        const __m256 take = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(count), lanes));
+        return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), base, index, take, 4);
+    }
     // The larger of a and b, or NaN where either is NaN.
     static V MaxNaN(V a, V b) {
         return _mm256_blendv_ps(_mm256_max_ps(a, b), _mm256_add_ps(a, b), _mm256_cmp_ps(a, b, _CMP_UNORD_Q));

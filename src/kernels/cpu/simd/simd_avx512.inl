@@ -17,6 +17,13 @@ struct Simd {
     // The second operand when either is NaN, as the x86 instructions do.
     static V Max(V a, V b) { return _mm512_max_ps(a, b); }
     static V Min(V a, V b) { return _mm512_min_ps(a, b); }
+    // base[i * stride] in lane i for i < count, 0 in the others (nothing past them is read).
+    static V Gather(const float* base, int64_t stride, int count) {
+        const __m512i index = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                 _mm512_set1_epi32(static_cast<int>(stride)));
+        const __mmask16 take = count >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (count > 0 ? count : 0)) - 1);
+        return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), take, index, base, 4);
+    }
     // The larger of a and b, or NaN where either is NaN.
     static V MaxNaN(V a, V b) {
         return _mm512_mask_mov_ps(_mm512_max_ps(a, b), _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q), _mm512_add_ps(a, b));
