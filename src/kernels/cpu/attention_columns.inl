@@ -291,13 +291,14 @@ class ColumnRunner : TaskRunner<kMasked> {
     void Accumulate(const TileRows& rows) {
         const int32_t n = rows.n;
         ConvertRows(call_.value, items_[0], rows.value, n, values_, call_.dimVPad, {rows.nextValue, rows.next});
-        V check = Simd::Zero();
+        // v * 0 + check is NaN once a value is not finite; four sums keep the FMAs off one dependency chain.
+        V check[4] = {Simd::Zero(), Simd::Zero(), Simd::Zero(), Simd::Zero()};
         for (int32_t t = 0; t < n; ++t) {
             const float* v = values_ + int64_t{t} * call_.dimVPad;
             for (int c = 0; c < call_.dimVPad; c += kW)
-                check = Simd::MulAdd(Simd::Load(v + c), Simd::Zero(), check);  // NaN where a value is not finite
+                check[t % 4] = Simd::MulAdd(Simd::Load(v + c), Simd::Zero(), check[t % 4]);
         }
-        const bool finite = !Simd::AnyNaN(check);
+        const bool finite = !Simd::AnyNaN(Simd::Add(Simd::Add(check[0], check[1]), Simd::Add(check[2], check[3])));
         if (!finite) ZeroNonFiniteRows(n);
         OuterProduct<true>(values_, 1, call_.dimVPad, call_.headDimV, scoresT_, width_, n, accT_, width_, vectors_);
         if (!finite) AddNonFiniteRows(rows, n);
