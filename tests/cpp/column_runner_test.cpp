@@ -3,8 +3,9 @@
 // registry, forced in turn, against the float64 reference under the precision standard. Logits spread over
 // ±10 and more, so that the rescales of the running sums matter; values near the bf16 maximum; tensor and
 // ALiBi masks, clamp and razor offsets; values that are not finite at keys some rows weigh 0 and others do
-// not; several key chunks merged; bitwise identical results on 1, 2 and 3 threads. A path this CPU lacks is
-// skipped with the missing feature named.
+// not; keys that are not finite and raw dots beyond fp32 (which bf16 dot products hand back to fp32); several
+// key chunks merged; bitwise identical results on 1, 2 and 3 threads. A path this CPU lacks is skipped with
+// the missing feature named.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -142,6 +143,36 @@ TEST_P(ColumnRunnerTest, ValuesNotFiniteTakeNoPartWhereTheirWeightIsZero) {
     const RunResult run = Execute(call, Backend::kCpu, 2, Path());
     ASSERT_TRUE(run.status.ok()) << run.status.ToString();
     EXPECT_EQ(OutputClasses(call), expected);
+}
+
+// bf16 keys that are not finite (+inf at token 200 of kv head 1, NaN at token 250 of kv head 0): where the
+// CPU takes Q.K by bf16 dot products, such tiles are computed again in fp32, so the classes of the output are
+// the reference's.
+TEST_P(ColumnRunnerTest, KeysNotFiniteGiveTheReferencesClasses) {
+    SaParam p = Encoder(SaParam::MASK_TYPE_NORM_COMPRESS);
+    p.isTriuMask = 1;
+    TestCall call = MakeSaCall(p, MakeSaShape(128, {300}, ACL_BF16));
+    UseModelMaskTile(call);
+    SetElement(call.In("key"), (200 * 2 + 1) * 128 + 5, INFINITY);
+    SetElement(call.In("key"), (250 * 2 + 0) * 128 + 9, NAN);
+    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+    const std::string expected = OutputClasses(call);
+    ASSERT_NE(expected.find('f'), std::string::npos);
+    ASSERT_NE(expected.find('n'), std::string::npos);
+    const RunResult run = Execute(call, Backend::kCpu, 2, Path());
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    EXPECT_EQ(OutputClasses(call), expected);
+}
+
+// bf16 queries and keys up to 1e19 with qkScale 2.5e-38: the raw dots overflow fp32 where the scaled logits
+// (about ±10) do not. The fp32 product scales the query first; bf16 dot products must hand such tiles to it.
+TEST_P(ColumnRunnerTest, RawDotsBeyondFloatRangeMeetThePrecisionStandard) {
+    SaParam p = Encoder(SaParam::MASK_TYPE_UNDEFINED);
+    p.qkScale = 2.5e-38f;
+    TestCall call = MakeSaCall(p, MakeSaShape(128, {300}, ACL_BF16));
+    ScaleElements(call.In("query"), 1e19);
+    ScaleElements(call.In("key"), 1e19);
+    ExpectMeetsTheStandard(call, 128, 300);
 }
 
 std::string PathName(const testing::TestParamInfo<std::string>& path) {

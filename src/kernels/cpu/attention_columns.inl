@@ -70,9 +70,16 @@ void OuterProduct(const float* a, int64_t aRow, int64_t aCol, int32_t rows, cons
 
 // Per-lane arrays of the column runner, P floats each: the logit factors of LaneField, the softmax state,
 // and per tile the lanes' maxima, shifts and rescale factors.
-enum ColumnField { kColDotMul, kColRazorMul, kColPostMul, kColBias, kColMax, kColSum, kColTileMax, kColShift,
-                   kColRescale, kColumnFields };
+enum ColumnField { kColDotMul, kColRazorMul, kColPostMul, kColBias, kColQueryMul, kColMax, kColSum, kColTileMax,
+                   kColShift, kColRescale, kColumnFields };
 static_assert(kColumnFields == kLaneColumnFields, "kernel_call.h sizes the column runner's lane arrays");
+
+// Simd, named through a template parameter: the bf16 dot products exist on the AVX-512 path only, and a name
+// that depends on the parameter is looked up only where the `if constexpr (Simd::kBf16Dots)` branch is kept.
+template <bool>
+struct DependentSimd {
+    using Type = Simd;
+};
 
 // What a tile's softmax step found: a real lane sees a key, a lane's factor is not 1.
 struct LaneSteps {
@@ -112,7 +119,8 @@ class ColumnRunner : TaskRunner<kMasked> {
           queryT_(scratch + call.layout.queryColumns),
           scoresT_(scratch + call.layout.scoreColumns),
           accT_(scratch + call.layout.accColumns),
-          fields_(scratch + call.layout.laneColumns) {}
+          fields_(scratch + call.layout.laneColumns),
+          queryPairs_(reinterpret_cast<uint32_t*>(queryT_ + int64_t{call.dimPad} * width_)) {}
 
     void Run() {
         if (items_[0].zeroOutput) return Base::StoreZeros();
@@ -149,11 +157,25 @@ class ColumnRunner : TaskRunner<kMasked> {
             Column(kColRazorMul)[lane] = real ? Field(kRazorMul)[lane] : 0.0f;
             Column(kColPostMul)[lane] = real ? Field(kPostMul)[lane] : 1.0f;
             Column(kColBias)[lane] = real ? Field(kDotBias)[lane] : 0.0f;
+            Column(kColQueryMul)[lane] = real ? Field(kQueryMul)[lane] : 1.0f;
             Column(kColMax)[lane] = kNegInf;
             Column(kColSum)[lane] = 0.0f;
         }
         for (int64_t i = 0; i < int64_t{call_.dimVPad} * width_; i += kW)
             Simd::Store(accT_ + i, Simd::Zero());
+        if (call_.bf16Dots) InitQueryPairs();
+    }
+
+    // queryPairs_[p][lane]: channels 2p and 2p + 1 of the lane's raw bf16 query, 0 for padded lanes.
+    void InitQueryPairs() {
+        const auto* query = static_cast<const uint16_t*>(call_.query);
+        for (int lane = 0; lane < width_; ++lane) {
+            const uint16_t* q = lane < lanes_ ? query + Base::QueryOffset(lane) : nullptr;
+            for (int p = 0; p < call_.headDim / 2; ++p) {
+                queryPairs_[int64_t{p} * width_ + lane] =
+                    q == nullptr ? 0u : (uint32_t{q[2 * p]} | uint32_t{q[2 * p + 1]} << 16);
+            }
+        }
     }
 
     // The softmax state and acc back into the lanes' rows, where the TaskRunner stores them from (channels
@@ -173,10 +195,44 @@ class ColumnRunner : TaskRunner<kMasked> {
         if (tile == plan::TileClass::kHidden) return;
         Base::LoadRazor(j0, n);
         const TileRows rows = Base::RowsOf(j0, n);
-        ConvertRows(call_.key, items_[0], rows.key, n, keys_, call_.dimPad, {rows.nextKey, rows.next});
-        OuterProduct<false>(keys_, call_.dimPad, 1, n, queryT_, width_, call_.dimPad, scoresT_, width_, vectors_);
+        if (!PairScores(rows)) {
+            ConvertRows(call_.key, items_[0], rows.key, n, keys_, call_.dimPad, {rows.nextKey, rows.next});
+            OuterProduct<false>(keys_, call_.dimPad, 1, n, queryT_, width_, call_.dimPad, scoresT_, width_, vectors_);
+        }
         FinishScores(j0, n, tile == plan::TileClass::kPartial);
         if (Softmax(n)) Accumulate(rows);
+    }
+
+    // S^T by bf16 dot products of the raw query with the keys read in place from the cache, times each lane's
+    // query factor (the fp32 product's units). False where the call has no bf16 dots, or where a dot is not
+    // finite (a key or query that is not, or a raw dot beyond fp32 whose scaled one may not be): the fp32
+    // product then computes the tile, with the numeric semantics of every path.
+    bool PairScores(const TileRows& rows) {
+        if constexpr (Simd::kBf16Dots) {
+            if (!call_.bf16Dots) return false;
+            const int64_t head = items_[0].kvHead * call_.key.headStride * call_.key.elementBytes;
+            const char* keyRows[kTileKeys];
+            for (int32_t t = 0; t < rows.n; ++t) {
+                keyRows[t] = rows.key[t] + head;
+                for (int64_t at = 0; t < rows.next && at < int64_t{call_.headDim} * 2; at += 64)
+                    __builtin_prefetch(rows.nextKey[t] + head + at, 0, 2);
+            }
+            DependentSimd<kMasked>::Type::PairProduct(keyRows, rows.n, queryPairs_, width_, call_.headDim / 2,
+                                                      scoresT_, width_, vectors_);
+            V check = Simd::Zero();
+            for (int v = 0; v < width_; v += kW) {
+                const V factor = Simd::Load(Column(kColQueryMul) + v);
+                for (int32_t t = 0; t < rows.n; ++t) {
+                    float* s = scoresT_ + int64_t{t} * width_ + v;
+                    const V x = Simd::Load(s);
+                    check = Simd::MulAdd(x, Simd::Zero(), check);
+                    Simd::Store(s, Simd::Mul(x, factor));
+                }
+            }
+            return !Simd::AnyNaN(check);
+        } else {
+            return false;
+        }
     }
 
     // The dots become logits (the factors, razor offsets, clamp and mask terms of TaskRunner::FinishScores).
@@ -343,5 +399,6 @@ class ColumnRunner : TaskRunner<kMasked> {
     float* scoresT_;
     float* accT_;
     float* fields_;
+    uint32_t* queryPairs_;
     bool nonFinite_[kTileKeys] = {};
 };

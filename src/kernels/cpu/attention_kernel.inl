@@ -302,7 +302,8 @@ class TaskRunner {
             Field(kMax)[lane] = kNegInf;
             Field(kSum)[lane] = 0.0f;
             Field(kWeightMax)[lane] = 0.0f;
-            LoadQuery(lane, InitScales(lane));
+            Field(kQueryMul)[lane] = InitScales(lane);
+            LoadQuery(lane, Field(kQueryMul)[lane]);
             FoldKeyDequant(lane);
         }
         for (int64_t i = 0; i < int64_t{lanes_} * call_.dimVPad; ++i)
@@ -426,9 +427,12 @@ class TaskRunner {
         }
     }
 
+    int64_t QueryOffset(int lane) const {
+        return ItemOf(lane).qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
+    }
+
     void LoadQuery(int lane, float queryMul) {
-        const int64_t base =
-            ItemOf(lane).qOffset + RowOf(lane) * call_.queryRowStride + HeadOf(lane) * call_.queryHeadStride;
+        const int64_t base = QueryOffset(lane);
         float* q = query_ + int64_t{lane} * call_.dimPad;
         for (int c = call_.headDim; c < call_.dimPad; ++c)
             q[c] = 0.0f;

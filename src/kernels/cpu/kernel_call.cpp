@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/cpu_features.h"
 #include "core/float16.h"
 #include "core/parallel.h"
 #include "plan/element.h"
@@ -138,7 +139,7 @@ ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes) {
     layout.acc = take(lanes * dimVPad);
     layout.lane = take(int64_t{kLaneFields} * lanes);
     const int64_t width = (lanes + kChannelPad - 1) / kChannelPad * kChannelPad;
-    layout.queryColumns = take(dimPad * width);
+    layout.queryColumns = take(dimPad * width + dimPad / 2 * width);
     layout.scoreColumns = take(kTileKeys * width);
     layout.accColumns = take(dimVPad * width);
     layout.laneColumns = take(kLaneColumnFields * width);
@@ -346,6 +347,9 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.scratch = reinterpret_cast<float*>(base + regions.scratch);
     call.threads = core::ResolveThreads(threads);
     call.keysWhole = KeysWhole(plan);
+    call.bf16Dots = core::HostCpu().avx512bf16 && call.queryDirect && call.queryType == ACL_BF16 &&
+                    call.key.dtype == ACL_BF16 && call.key.channelTile == 0 && call.key.scale == nullptr &&
+                    call.keyDequant.scale == nullptr && call.headDim % 2 == 0;
     return call;
 }
 

@@ -76,7 +76,7 @@ struct ScratchLayout {
     int64_t acc = 0;     // [L, dimVPad]
     int64_t lane = 0;    // [kLaneFields, L]: the LaneField arrays
     // The column runner's transposed arrays (attention_columns.inl), P = L rounded up to kChannelPad:
-    int64_t queryColumns = 0;  // [dimPad, P] Q^T
+    int64_t queryColumns = 0;  // [dimPad, P] Q^T, then [dimPad / 2, P] bf16 pairs of the raw query (bf16Dots)
     int64_t scoreColumns = 0;  // [T, P] S^T: logits, then weights
     int64_t accColumns = 0;    // [dimVPad, P] acc^T
     int64_t laneColumns = 0;   // [kLaneColumnFields, P] per-lane factors and softmax state
@@ -84,9 +84,21 @@ struct ScratchLayout {
 };
 
 // Per-lane arrays of ScratchLayout::lane: logit = ((dot + kDotBias) * kDotMul + razor * kRazorMul) *
-// kPostMul; kZeroWeight is 1 where the lane has a weight of 0 in the current tile, else 0.
-enum LaneField { kMax, kSum, kWeightMax, kDotBias, kDotMul, kRazorMul, kPostMul, kZeroWeight, kLaneFields };
-inline constexpr int kLaneColumnFields = 9;  // the column runner's per-lane arrays (attention_columns.inl)
+// kPostMul, the dot taken with the query times kQueryMul; kZeroWeight is 1 where the lane has a weight of 0
+// in the current tile, else 0.
+enum LaneField {
+    kMax,
+    kSum,
+    kWeightMax,
+    kDotBias,
+    kDotMul,
+    kRazorMul,
+    kPostMul,
+    kZeroWeight,
+    kQueryMul,
+    kLaneFields
+};
+inline constexpr int kLaneColumnFields = 10;  // the column runner's per-lane arrays (attention_columns.inl)
 
 // The dequantisation of an int8 cache (DEQUANT_FUSION), kept out of the inner loops: scale s and offset o per
 // (kv head, channel), fp32 [kvHeads * headDim], or null. Keys: the query is multiplied by s and each dot gets
@@ -152,6 +164,9 @@ struct KernelCall {
     ScratchLayout layout;
     int threads = 1;
     bool keysWhole = false;  // KeysWhole(plan)
+    // The column runner may take Q.K by bf16 dot products (AVX512-BF16): the CPU has them, the query is bf16
+    // and read directly, the keys bf16 rows of contiguous channels (an even number) without dequantisation.
+    bool bf16Dots = false;
 };
 
 // Why the vectorised kernels cannot run the plan (plan features only), or nothing.

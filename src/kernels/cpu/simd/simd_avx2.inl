@@ -100,4 +100,6 @@ struct Simd {
         result = _mm256_blendv_ps(result, Set(__builtin_inff()), _mm256_cmp_ps(x, Set(88.37626f), _CMP_GT_OQ));
         return _mm256_blendv_ps(result, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
     }
+
+    static constexpr bool kBf16Dots = false;  // no bf16 dot products on this path
 };

@@ -91,4 +91,68 @@ struct Simd {
                                     Set(__builtin_inff()));
         return _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
     }
+
+    // Q.K by bf16 dot products (AVX512-BF16; called only where KernelCall::bf16Dots says the CPU has them):
+    // C[i][vectors] = sum over channel pairs p of A(i, p) . B[p][vectors], A's rows bf16 key rows read as
+    // 32-bit channel pairs in place at rows[i], B rows of 16 lanes' query pairs `ldb` words apart. Products of
+    // bf16 are exact in fp32; each instruction adds two of them to the fp32 sum.
+    static constexpr bool kBf16Dots = true;
+
+    template <int NI, int NV>
+    __attribute__((target("avx512bf16"))) static void PairBlock(const char* const* rows, const uint32_t* b,
+                                                                 int64_t ldb, int32_t pairs, float* c, int64_t ldc) {
+        __m512 acc[NI][NV];
+        for (int i = 0; i < NI; ++i) {
+            for (int v = 0; v < NV; ++v)
+                acc[i][v] = _mm512_setzero_ps();
+        }
+        for (int32_t p = 0; p < pairs; ++p) {
+            __m512bh row[NV];
+            for (int v = 0; v < NV; ++v)
+                row[v] = __builtin_bit_cast(__m512bh, _mm512_loadu_si512(b + p * ldb + v * 16));
+            for (int i = 0; i < NI; ++i) {
+                uint32_t pair;
+                __builtin_memcpy(&pair, rows[i] + 4 * p, sizeof(pair));
+                const __m512bh x = __builtin_bit_cast(__m512bh, _mm512_set1_epi32(static_cast<int>(pair)));
+                for (int v = 0; v < NV; ++v)
+                    acc[i][v] = _mm512_dpbf16_ps(acc[i][v], x, row[v]);
+            }
+        }
+        for (int i = 0; i < NI; ++i) {
+            for (int v = 0; v < NV; ++v)
+                _mm512_storeu_ps(c + i * ldc + v * 16, acc[i][v]);
+        }
+    }
+
+    template <int NV>
+    __attribute__((target("avx512bf16"))) static void PairRows(const char* const* rows, int32_t n, const uint32_t* b,
+                                                                int64_t ldb, int32_t pairs, float* c, int64_t ldc) {
+        int32_t i = 0;
+        for (; i + 4 <= n; i += 4)
+            PairBlock<4, NV>(rows + i, b, ldb, pairs, c + i * ldc, ldc);
+        for (; i + 2 <= n; i += 2)
+            PairBlock<2, NV>(rows + i, b, ldb, pairs, c + i * ldc, ldc);
+        if (i < n) PairBlock<1, NV>(rows + i, b, ldb, pairs, c + i * ldc, ldc);
+    }
+
+    // Rows [0, n) of C over `vectors` vectors of lanes, in groups of at most 4 vectors.
+    __attribute__((target("avx512bf16"))) static void PairProduct(const char* const* rows, int32_t n,
+                                                                   const uint32_t* b, int64_t ldb, int32_t pairs,
+                                                                   float* c, int64_t ldc, int vectors) {
+        for (int v0 = 0; v0 < vectors; v0 += 4) {
+            switch (vectors - v0 < 4 ? vectors - v0 : 4) {
+                case 1:
+                    PairRows<1>(rows, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
+                    break;
+                case 2:
+                    PairRows<2>(rows, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
+                    break;
+                case 3:
+                    PairRows<3>(rows, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
+                    break;
+                default:
+                    PairRows<4>(rows, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
+            }
+        }
+    }
 };
