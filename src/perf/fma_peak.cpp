@@ -27,16 +27,20 @@ bool Available(VectorPath path) {
     return false;
 }
 
-double RunChains(VectorPath path, int64_t rounds) {
-    switch (path) {
-        case VectorPath::kAvx512:
-            return RunFmaChainsAvx512(rounds);
-        case VectorPath::kAvx2:
-            return RunFmaChainsAvx2(rounds);
-        case VectorPath::kBaseline:
-            return RunFmaChainsBaseline(rounds);
+// The best FLOP/s of `chains` run on every thread of the team at once, over `repeats` runs.
+double BestRate(double (*chains)(int64_t), int threads, int repeats) {
+    const int team = threads > 0 ? threads : omp_get_max_threads();
+    double best = 0.0;
+    for (int r = 0; r < repeats; ++r) {
+        double flops = 0.0;
+        const auto start = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(team) reduction(+ : flops)
+        flops += chains(kRounds);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        best = std::max(best, flops / seconds);
     }
-    return 0.0;
+    return best;
 }
 
 }  // namespace
@@ -55,18 +59,20 @@ const char* VectorPathName(VectorPath path) {
 
 std::optional<double> MeasureFmaPeak(VectorPath path, int threads, int repeats) {
     if (!Available(path)) return std::nullopt;
-    const int team = threads > 0 ? threads : omp_get_max_threads();
-    double best = 0.0;
-    for (int r = 0; r < repeats; ++r) {
-        double flops = 0.0;
-        const auto start = std::chrono::steady_clock::now();
-#pragma omp parallel num_threads(team) reduction(+ : flops)
-        flops += RunChains(path, kRounds);
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        best = std::max(best, flops / seconds);
+    switch (path) {
+        case VectorPath::kAvx512:
+            return BestRate(RunFmaChainsAvx512, threads, repeats);
+        case VectorPath::kAvx2:
+            return BestRate(RunFmaChainsAvx2, threads, repeats);
+        case VectorPath::kBaseline:
+            return BestRate(RunFmaChainsBaseline, threads, repeats);
     }
-    return best;
+    return std::nullopt;
+}
+
+std::optional<double> MeasureBf16DotPeak(int threads, int repeats) {
+    if (!core::HostCpu().avx512bf16) return std::nullopt;
+    return BestRate(RunBf16DotChains, threads, repeats);
 }
 
 VectorPath WidestVectorPath() {

@@ -21,6 +21,11 @@ const char* VectorPathName(VectorPath path);
 // CPU or OS lacks the path.
 std::optional<double> MeasureFmaPeak(VectorPath path, int threads, int repeats);
 
+// FLOP/s of AVX512-BF16 dot products (two bf16 products added to each fp32 lane per instruction: what
+// cpu:avx512 takes bf16 Q.K with where the CPU has them) on `threads` threads, best of `repeats`; nothing
+// when the CPU lacks AVX512-BF16.
+std::optional<double> MeasureBf16DotPeak(int threads, int repeats);
+
 // The widest path this CPU has.
 VectorPath WidestVectorPath();
 

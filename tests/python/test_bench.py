@@ -95,6 +95,7 @@ def check_document(doc, work):
     assert machine["threads"] == 1
     assert machine["read_gbs"] > 0 and machine["fma_gflops"] > 0
     assert machine["amx_gflops"] is None or machine["amx_gflops"] > 0
+    assert machine["bf16_dot_gflops"] is None or machine["bf16_dot_gflops"] > 0
     assert doc["rows"], doc.get("skipped")
     for row in doc["rows"]:
         assert ROW_KEYS <= row.keys(), row

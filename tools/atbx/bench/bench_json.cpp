@@ -16,6 +16,8 @@ nlohmann::json MachineJson(const MachineCeilings& m) {
         {"fma_gflops", m.WidestFmaPeak() / 1e9},
         {"fma_gflops_by_path", byPath},
         {"amx_gflops", m.amxBf16FlopsPerSecond ? nlohmann::json(*m.amxBf16FlopsPerSecond / 1e9) : nullptr},
+        {"bf16_dot_gflops",
+         m.bf16DotFlopsPerSecond ? nlohmann::json(*m.bf16DotFlopsPerSecond / 1e9) : nullptr},
         {"llc_bytes", m.lastLevelCacheBytes},
         {"buffer_bytes", m.bufferBytes}};
 }

@@ -28,10 +28,14 @@ double MachineCeilings::WidestFmaPeak() const {
     return widest == fmaFlopsPerSecond.end() ? 0.0 : widest->second;
 }
 
-double MachineCeilings::PeakOfKernel(const std::string& kernelName) const {
+double MachineCeilings::PeakOfKernel(const std::string& kernelName, const std::string& dtype) const {
     if (kernelName.find("amx") != std::string::npos && amxBf16FlopsPerSecond) return *amxBf16FlopsPerSecond;
-    const auto path = fmaFlopsPerSecond.find(perf::VectorPathOfKernel(kernelName));
-    return path == fmaFlopsPerSecond.end() ? WidestFmaPeak() : path->second;
+    const perf::VectorPath vectorPath = perf::VectorPathOfKernel(kernelName);
+    const auto path = fmaFlopsPerSecond.find(vectorPath);
+    const double fma = path == fmaFlopsPerSecond.end() ? WidestFmaPeak() : path->second;
+    if (vectorPath == perf::VectorPath::kAvx512 && dtype == "bf16" && bf16DotFlopsPerSecond)
+        return 2.0 / (1.0 / *bf16DotFlopsPerSecond + 1.0 / fma);
+    return fma;
 }
 
 MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes) {
@@ -48,6 +52,7 @@ MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes) {
         if (const std::optional<double> peak = perf::MeasureFmaPeak(path, c.threads, kRepeats))
             c.fmaFlopsPerSecond[path] = *peak;
     }
+    c.bf16DotFlopsPerSecond = perf::MeasureBf16DotPeak(c.threads, kRepeats);
     c.amxBf16FlopsPerSecond = perf::MeasureAmxBf16Peak(c.threads, kRepeats);
     return c;
 }

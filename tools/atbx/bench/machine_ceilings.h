@@ -23,10 +23,14 @@ struct MachineCeilings {
     double copyBytesPerSecond = 0.0;                       // bytes read plus bytes written
     std::map<perf::VectorPath, double> fmaFlopsPerSecond;  // every path the CPU has
     std::optional<double> amxBf16FlopsPerSecond;
+    std::optional<double> bf16DotFlopsPerSecond;  // AVX512-BF16 dot products (cpu:avx512's bf16 Q.K)
 
     double WidestFmaPeak() const;
-    // The compute ceiling of a kernel: its vector path's FMA peak, or the AMX peak for an AMX kernel.
-    double PeakOfKernel(const std::string& kernelName) const;
+    // The compute ceiling of a kernel on rows of `dtype`: its vector path's FMA peak, or the AMX peak for an
+    // AMX kernel. bf16 rows on cpu:avx512 where the CPU has bf16 dot products: half the work (Q.K) at that
+    // peak and half (P.V) at the FMA peak, the harmonic mean of the two, what the column runner can reach
+    // (its row runner's tasks, decode of few query rows per kv head, take no dots: a conservative ceiling).
+    double PeakOfKernel(const std::string& kernelName, const std::string& dtype) const;
 };
 
 // `bufferBytes` 0: four times the last-level cache, at least 1 GiB, at most a quarter of the memory.

@@ -10,7 +10,7 @@ RowResult Summarize(const RowSpec& spec, const RowTiming& timing, const MachineC
     r.timing = timing;
     r.threads = ceilings.threads;
     const double bandwidth = spec.copyBound ? ceilings.copyBytesPerSecond : ceilings.readBytesPerSecond;
-    const double peak = ceilings.PeakOfKernel(timing.kernel);
+    const double peak = ceilings.PeakOfKernel(timing.kernel, spec.dtype);
     r.kvGbs = static_cast<double>(spec.kvBytes) / timing.seconds / 1e9;
     r.gflops = spec.flops / timing.seconds / 1e9;
     r.ceilingGbs = bandwidth / 1e9;
