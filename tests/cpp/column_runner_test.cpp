@@ -3,9 +3,9 @@
 // registry, forced in turn, against the float64 reference under the precision standard. Logits spread over
 // ±10 and more, so that the rescales of the running sums matter; values near the bf16 maximum; tensor and
 // ALiBi masks, clamp and razor offsets; values that are not finite at keys some rows weigh 0 and others do
-// not; keys that are not finite and raw dots beyond fp32 (which bf16 dot products hand back to fp32); several
-// key chunks merged; bitwise identical results on 1, 2 and 3 threads. A path this CPU lacks is skipped with
-// the missing feature named.
+// not; head sizes 72, 192/128 and 576/512; keys that are not finite and raw dots beyond fp32 (which bf16 dot
+// products hand back to fp32); several key chunks merged; bitwise identical results on 1, 2 and 3 threads. A
+// path this CPU lacks is skipped with the missing feature named.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -59,6 +59,39 @@ TEST_P(ColumnRunnerTest, WideLogitsMeetThePrecisionStandard) {
             TestCall call = WidePrefill(Encoder(mask), dtype);
             ExpectMeetsTheStandard(call, 128, 300);
         }
+    }
+}
+
+// Head sizes other than 128 in columns, bf16 (the dot products' channel pairs): 72 (padded to 80), MLA
+// 192/128 under a tensor mask, and MLA's 576/512 latent head shared by 36 query heads (rows of 36 lanes).
+TEST_P(ColumnRunnerTest, OtherHeadSizesMeetThePrecisionStandard) {
+    {
+        SCOPED_TRACE("gqa7 head 72");
+        SaParam p = Encoder(SaParam::MASK_TYPE_UNDEFINED);
+        p.headNum = 14;
+        TestCall call = MakeSaCall(p, MakeSaShape(72, {300}, ACL_BF16));
+        ScaleElements(call.In("query"), 8.0);
+        ExpectMeetsTheStandard(call, 72, 300);
+    }
+    {
+        SCOPED_TRACE("mla 192/128");
+        SaParam p = Encoder(SaParam::MASK_TYPE_UNDEFINED);
+        p.mlaVHeadSize = 128;
+        p.kernelType = SaParam::KERNELTYPE_HIGH_PRECISION;
+        TestCall call = MakeSaCall(p, MakeSaShape(192, {300}, ACL_BF16));
+        ScaleElements(call.In("query"), 8.0);
+        ExpectMeetsTheStandard(call, 128, 300);
+    }
+    {
+        SCOPED_TRACE("mla 576/512, 36 heads");
+        SaParam p = Encoder(SaParam::MASK_TYPE_UNDEFINED);
+        p.headNum = 36;
+        p.kvHeadNum = 1;
+        p.mlaVHeadSize = 512;
+        p.kernelType = SaParam::KERNELTYPE_HIGH_PRECISION;
+        TestCall call = MakeSaCall(p, MakeSaShape(576, {256}, ACL_BF16));
+        ScaleElements(call.In("query"), 4.0);
+        ExpectMeetsTheStandard(call, 512, 256);
     }
 }
 
