@@ -27,23 +27,22 @@ bool Available(VectorPath path) {
     return false;
 }
 
-// The best FLOP/s of `chains` run on every thread of the team at once, over `repeats` runs.
-double BestRate(double (*chains)(int64_t), int threads, int repeats) {
+}  // namespace
+
+double BestRate(double (*chains)(int64_t), int64_t rounds, int threads, int repeats) {
     const int team = threads > 0 ? threads : omp_get_max_threads();
     double best = 0.0;
     for (int r = 0; r < repeats; ++r) {
         double flops = 0.0;
         const auto start = std::chrono::steady_clock::now();
 #pragma omp parallel num_threads(team) reduction(+ : flops)
-        flops += chains(kRounds);
+        flops += chains(rounds);
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         best = std::max(best, flops / seconds);
     }
     return best;
 }
-
-}  // namespace
 
 const char* VectorPathName(VectorPath path) {
     switch (path) {
@@ -61,18 +60,18 @@ std::optional<double> MeasureFmaPeak(VectorPath path, int threads, int repeats) 
     if (!Available(path)) return std::nullopt;
     switch (path) {
         case VectorPath::kAvx512:
-            return BestRate(RunFmaChainsAvx512, threads, repeats);
+            return BestRate(RunFmaChainsAvx512, kRounds, threads, repeats);
         case VectorPath::kAvx2:
-            return BestRate(RunFmaChainsAvx2, threads, repeats);
+            return BestRate(RunFmaChainsAvx2, kRounds, threads, repeats);
         case VectorPath::kBaseline:
-            return BestRate(RunFmaChainsBaseline, threads, repeats);
+            return BestRate(RunFmaChainsBaseline, kRounds, threads, repeats);
     }
     return std::nullopt;
 }
 
 std::optional<double> MeasureBf16DotPeak(int threads, int repeats) {
     if (!core::HostCpu().avx512bf16) return std::nullopt;
-    return BestRate(RunBf16DotChains, threads, repeats);
+    return BestRate(RunBf16DotChains, kRounds, threads, repeats);
 }
 
 VectorPath WidestVectorPath() {

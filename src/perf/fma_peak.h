@@ -4,6 +4,7 @@
 #ifndef ATBX_PERF_FMA_PEAK_H
 #define ATBX_PERF_FMA_PEAK_H
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -16,6 +17,10 @@ enum class VectorPath {
 };
 
 const char* VectorPathName(VectorPath path);
+
+// The best FLOP/s of `chains(rounds)` (which returns the operations it performed) run on every thread of a
+// team of `threads` (0: all) at once, over `repeats` runs: how every ceiling of this directory is timed.
+double BestRate(double (*chains)(int64_t), int64_t rounds, int threads, int repeats);
 
 // FLOP/s (an FMA counts 2) of `path` on `threads` threads (0: all), best of `repeats` runs; nothing when this
 // CPU or OS lacks the path.

@@ -159,42 +159,40 @@ TEST_P(ColumnRunnerTest, SpeculativeStepsOverSeveralChunksGiveIdenticalBitsOnOne
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
 }
 
-// A causal prefill as models pass its tile (hidden keys -10000, weight exactly 0): token 200's value of kv
-// head 1 is +inf and token 250's of kv head 0 NaN. Rows before each token weigh it 0, so it must take no part
-// there (inf * 0 would make them NaN); rows from it on are not finite. The same classes as the reference.
-TEST_P(ColumnRunnerTest, ValuesNotFiniteTakeNoPartWhereTheirWeightIsZero) {
+// A causal prefill of 300 tokens as models pass its tile (hidden keys -10000, weight exactly 0), with +inf at
+// token 200 of kv head 1 and NaN at token 250 of kv head 0 in `tensor` ("key" or "value").
+TestCall CausalWithNonFinite(aclDataType dtype, const char* tensor) {
     SaParam p = Encoder(SaParam::MASK_TYPE_NORM_COMPRESS);
     p.isTriuMask = 1;
-    TestCall call = MakeSaCall(p, MakeSaShape(128, {300}, ACL_FLOAT16));
+    TestCall call = MakeSaCall(p, MakeSaShape(128, {300}, dtype));
     UseModelMaskTile(call);
-    SetElement(call.In("value"), (200 * 2 + 1) * 128 + 5, INFINITY);
-    SetElement(call.In("value"), (250 * 2 + 0) * 128 + 9, NAN);
+    SetElement(call.In(tensor), (200 * 2 + 1) * 128 + 5, INFINITY);
+    SetElement(call.In(tensor), (250 * 2 + 0) * 128 + 9, NAN);
+    return call;
+}
+
+// The path's output has the reference's classes (finite, inf, NaN), some of them finite and some NaN.
+void ExpectTheReferencesClasses(TestCall& call, const char* path) {
     ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
     const std::string expected = OutputClasses(call);
     ASSERT_NE(expected.find('f'), std::string::npos);
     ASSERT_NE(expected.find('n'), std::string::npos);
-    const RunResult run = Execute(call, Backend::kCpu, 2, Path());
+    const RunResult run = Execute(call, Backend::kCpu, 2, path);
     ASSERT_TRUE(run.status.ok()) << run.status.ToString();
     EXPECT_EQ(OutputClasses(call), expected);
 }
 
-// bf16 keys that are not finite (+inf at token 200 of kv head 1, NaN at token 250 of kv head 0): where the
-// CPU takes Q.K by bf16 dot products, such tiles are computed again in fp32, so the classes of the output are
-// the reference's.
+// Values: rows before each token weigh it 0, so it must take no part there (inf * 0 would make them NaN);
+// rows from it on are not finite.
+TEST_P(ColumnRunnerTest, ValuesNotFiniteTakeNoPartWhereTheirWeightIsZero) {
+    TestCall call = CausalWithNonFinite(ACL_FLOAT16, "value");
+    ExpectTheReferencesClasses(call, Path());
+}
+
+// bf16 keys: where the CPU takes Q.K by bf16 dot products, such tiles are computed again in fp32.
 TEST_P(ColumnRunnerTest, KeysNotFiniteGiveTheReferencesClasses) {
-    SaParam p = Encoder(SaParam::MASK_TYPE_NORM_COMPRESS);
-    p.isTriuMask = 1;
-    TestCall call = MakeSaCall(p, MakeSaShape(128, {300}, ACL_BF16));
-    UseModelMaskTile(call);
-    SetElement(call.In("key"), (200 * 2 + 1) * 128 + 5, INFINITY);
-    SetElement(call.In("key"), (250 * 2 + 0) * 128 + 9, NAN);
-    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
-    const std::string expected = OutputClasses(call);
-    ASSERT_NE(expected.find('f'), std::string::npos);
-    ASSERT_NE(expected.find('n'), std::string::npos);
-    const RunResult run = Execute(call, Backend::kCpu, 2, Path());
-    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-    EXPECT_EQ(OutputClasses(call), expected);
+    TestCall call = CausalWithNonFinite(ACL_BF16, "key");
+    ExpectTheReferencesClasses(call, Path());
 }
 
 // bf16 queries and keys up to 1e19 with qkScale 2.5e-38: the raw dots overflow fp32 where the scaled logits
