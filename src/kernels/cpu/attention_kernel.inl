@@ -81,6 +81,12 @@ struct RowsAhead {
     int32_t n = 0;  // rows to ask for (FRACTAL_NZ rows are scattered and read as they come)
 };
 
+// Asks for the lines of a row into L2.
+ATBX_INLINE void RequestRow(const char* row, int64_t bytes) {
+    for (int64_t at = 0; at < bytes; at += 64)
+        __builtin_prefetch(row + at, 0, 2);
+}
+
 // n rows of the item's kv head (addresses from RowAddresses) as fp32 rows `ld` floats apart: dequantised
 // where the view has scales, times the view's shrink; asks for the rows `ahead` meanwhile.
 template <class Element, class Loader>
@@ -92,10 +98,7 @@ void ConvertRowsAs(const KvView& kv, const plan::WorkItem& item, const char* con
     for (int32_t t = 0; t < n; ++t) {
         const char* row = rows[t] + head;
         float* out = dst + t * ld;
-        if (t < ahead.n && kv.channelTile == 0) {
-            for (int64_t at = 0; at < int64_t{kv.headDim} * kv.elementBytes; at += 64)
-                __builtin_prefetch(ahead.rows[t] + head + at, 0, 2);
-        }
+        if (t < ahead.n && kv.channelTile == 0) RequestRow(ahead.rows[t] + head, int64_t{kv.headDim} * kv.elementBytes);
         if (kv.channelTile == 0) {
             ConvertSpanAs<Element>(row, kv.headDim, scale, offset, kv.shrink, out, load);
             continue;
@@ -126,17 +129,85 @@ void ConvertRows(const KvView& kv, const plan::WorkItem& item, const char* const
     }
 }
 
+// Rows of a tile's keys or values as the arithmetic reads them, Load(t, c) giving channels [c, c + kW) of row
+// t in fp32: the rows converted into the thread's scratch (any dtype, layout and dequantisation) ...
+struct ScratchRows {
+    const float* base;
+    int64_t ld;
+    ATBX_INLINE V Load(int32_t t, int c) const { return Simd::Load(base + t * ld + c); }
+};
+
+// ... or the cache rows themselves, converted in registers as the arithmetic loads them, so that each row is
+// read once from the cache and nothing is stored (DirectRows says when). Row t starts at rows[t] + head
+// bytes; values are multiplied by the view's shrink where their dtype has one (kShrink).
+template <class Element, class Loader, bool kShrink>
+struct CacheRows {
+    const char* const* rows;
+    int64_t head;
+    V shrink;
+    ATBX_INLINE V Load(int32_t t, int c) const {
+        const V x = Loader::From(reinterpret_cast<const Element*>(rows[t] + head) + c);
+        if constexpr (kShrink) return Simd::Mul(x, shrink);
+        return x;
+    }
+};
+
+struct HalfLoad {
+    ATBX_INLINE static V From(const uint16_t* p) { return Simd::LoadHalf(p); }
+};
+struct Bf16Load {
+    ATBX_INLINE static V From(const uint16_t* p) { return Simd::LoadBf16(p); }
+};
+struct Int8Load {
+    ATBX_INLINE static V From(const int8_t* p) { return Simd::LoadInt8(p); }
+};
+struct FloatLoad {
+    ATBX_INLINE static V From(const float* p) { return Simd::Load(p); }
+};
+
+// Whether a view's rows can be read in place by CacheRows: contiguous channels, no dequantisation scales,
+// whole vectors (a row of `dim` channels padded to `dimPad` would be read past its end), and a shrink only
+// where CacheRows applies one (values of bf16 and fp32; fp16 and int8 ones never shrink).
+inline bool DirectRows(const KvView& kv, int dim, int dimPad, bool values) {
+    const bool wide = kv.dtype == ACL_BF16 || kv.dtype == ACL_FLOAT;
+    const bool shrinkApplied = kv.shrink == 1.0f || (values && wide);
+    const bool known = wide || kv.dtype == ACL_FLOAT16 || kv.dtype == ACL_INT8;
+    return known && kv.channelTile == 0 && kv.scale == nullptr && dim == dimPad && shrinkApplied;
+}
+
+// f(rows) with the CacheRows of the item's kv head at `rows` (RowAddresses of kv head 0): one dtype switch
+// per call of f. kValues: the rows are values, whose wide dtypes take the view's shrink.
+template <bool kValues, class F>
+ATBX_INLINE void WithCacheRows(const KvView& kv, const plan::WorkItem& item, const char* const* rows, F f) {
+    const int64_t head = item.kvHead * kv.headStride * kv.elementBytes;
+    const V shrink = Simd::Set(kv.shrink);
+    switch (kv.dtype) {
+        case ACL_FLOAT16:
+            return f(CacheRows<uint16_t, HalfLoad, false>{rows, head, shrink});
+        case ACL_BF16:
+            return f(CacheRows<uint16_t, Bf16Load, kValues>{rows, head, shrink});
+        case ACL_INT8:
+            return f(CacheRows<int8_t, Int8Load, false>{rows, head, shrink});
+        default:
+            return f(CacheRows<float, FloatLoad, kValues>{rows, head, shrink});
+    }
+}
+
 // One key's dot product with one query row (padded channels are zero in both): the tail of a register block.
-ATBX_INLINE float Dot(const float* q, const float* k, int dimPad) {
+template <class Rows>
+ATBX_INLINE float Dot(const float* q, const Rows& k, int32_t t, int dimPad) {
     V a = Simd::Zero();
     for (int c = 0; c < dimPad; c += kW)
-        a = Simd::MulAdd(Simd::Load(q + c), Simd::Load(k + c), a);
+        a = Simd::MulAdd(Simd::Load(q + c), k.Load(t, c), a);
     return Simd::ReduceAdd(a);
 }
 
-// acc[0, Chunk * kW) += w_t * v_t over the tile's keys, the accumulators held in registers.
-template <int Chunk>
-ATBX_INLINE void AccumulateChunk(const float* weights, int32_t n, const float* values, int64_t ld, float* acc) {
+ATBX_INLINE float Dot(const float* q, const float* k, int dimPad) { return Dot(q, ScratchRows{k, 0}, 0, dimPad); }
+
+// acc[0, Chunk * kW) += w_t * v_t over the tile's keys, channels [c, c + Chunk * kW) of the values, the
+// accumulators held in registers.
+template <int Chunk, class Rows>
+ATBX_INLINE void AccumulateChunk(const float* weights, int32_t n, const Rows& values, int c, float* acc) {
     V a[Chunk];
     for (int i = 0; i < Chunk; ++i)
         a[i] = Simd::Load(acc + i * kW);
@@ -144,9 +215,8 @@ ATBX_INLINE void AccumulateChunk(const float* weights, int32_t n, const float* v
         const float w = weights[t];
         if (w == 0.0f) continue;  // a key of weight 0 takes no part, even with a NaN value
         const V wv = Simd::Set(w);
-        const float* v = values + t * ld;
         for (int i = 0; i < Chunk; ++i)
-            a[i] = Simd::MulAdd(wv, Simd::Load(v + i * kW), a[i]);
+            a[i] = Simd::MulAdd(wv, values.Load(t, c + i * kW), a[i]);
     }
     for (int i = 0; i < Chunk; ++i)
         Simd::Store(acc + i * kW, a[i]);
@@ -157,16 +227,14 @@ ATBX_INLINE void AccumulateChunk(const float* weights, int32_t n, const float* v
 constexpr int kBlockLanes = kW == 16 ? 4 : 2;
 constexpr int kBlockChannels = kW == 16 ? 4 : 2;  // vectors of a value row accumulated at once
 
-// out[l * ldo + t] = q_l . k_t for NL lanes (rows `ldq` apart) and 4 keys (rows `ld` apart).
-template <int NL>
-ATBX_INLINE void DotBlock(const float* q, int64_t ldq, const float* k, int64_t ld, int dimPad, float* out,
-                          int64_t ldo) {
+// out[l * ldo + i] = q_l . k_(t + i) for NL lanes (rows `ldq` apart) and 4 keys.
+template <int NL, class Rows>
+ATBX_INLINE void DotBlock(const float* q, int64_t ldq, const Rows& k, int32_t t, int dimPad, float* out, int64_t ldo) {
     V a[NL][4];
     for (int l = 0; l < NL; ++l)
         a[l][0] = a[l][1] = a[l][2] = a[l][3] = Simd::Zero();
     for (int c = 0; c < dimPad; c += kW) {
-        const V k0 = Simd::Load(k + c), k1 = Simd::Load(k + ld + c), k2 = Simd::Load(k + 2 * ld + c),
-                k3 = Simd::Load(k + 3 * ld + c);
+        const V k0 = k.Load(t, c), k1 = k.Load(t + 1, c), k2 = k.Load(t + 2, c), k3 = k.Load(t + 3, c);
         for (int l = 0; l < NL; ++l) {
             const V x = Simd::Load(q + l * ldq + c);
             a[l][0] = Simd::MulAdd(x, k0, a[l][0]);
@@ -179,11 +247,11 @@ ATBX_INLINE void DotBlock(const float* q, int64_t ldq, const float* k, int64_t l
         Simd::ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo);
 }
 
-// acc_l[0, NC * kW) += sum_t w_l[t] * v_t for NL lanes (weights rows `ldw` apart, acc rows `lda` apart) over m
-// keys (value rows `ld` apart). Every weight takes part: callers use it where no weight is 0.
-template <int NL, int NC>
-ATBX_INLINE void AccumulateBlock(const float* w, int64_t ldw, int32_t m, const float* values, int64_t ld,
-                                 float* acc, int64_t lda) {
+// acc_l[0, NC * kW) += sum_t w_l[t] * v_t[c, c + NC * kW) for NL lanes (weights rows `ldw` apart, acc rows
+// `lda` apart) over m keys. Every weight takes part: callers use it where no weight is 0.
+template <int NL, int NC, class Rows>
+ATBX_INLINE void AccumulateBlock(const float* w, int64_t ldw, int32_t m, const Rows& values, int c, float* acc,
+                                 int64_t lda) {
     V a[NL][NC];
     for (int l = 0; l < NL; ++l) {
         for (int i = 0; i < NC; ++i)
@@ -192,7 +260,7 @@ ATBX_INLINE void AccumulateBlock(const float* w, int64_t ldw, int32_t m, const f
     for (int32_t t = 0; t < m; ++t) {
         V v[NC];
         for (int i = 0; i < NC; ++i)
-            v[i] = Simd::Load(values + t * ld + i * kW);
+            v[i] = values.Load(t, c + i * kW);
         for (int l = 0; l < NL; ++l) {
             const V wv = Simd::Set(w[l * ldw + t]);
             for (int i = 0; i < NC; ++i)
@@ -274,7 +342,9 @@ class TaskRunner {
           values_(scratch + call.layout.values),
           razor_(scratch + call.layout.razor),
           acc_(scratch + call.layout.acc),
-          lane_(scratch + call.layout.lane) {}
+          lane_(scratch + call.layout.lane),
+          directKeys_(DirectRows(call.key, call.headDim, call.dimPad, false)),
+          directValues_(DirectRows(call.value, call.headDimV, call.dimVPad, true)) {}
 
     void Run() {
         if (items_[0].zeroOutput) return StoreZeros();
@@ -504,21 +574,38 @@ class TaskRunner {
         return rows;
     }
 
-    // scores[lane][t] = q_lane . k_t for the tile's keys, kSubKeys keys of one item at a time. Each conversion
-    // asks for the same keys of the next tile into L2, so that the memory stays busy while the lanes compute.
+    // scores[lane][t] = q_lane . k_t for the tile's keys, kSubKeys keys of one item at a time, read in place
+    // where the cache allows (DirectRows), else converted into keys_ first. Each step asks for the same keys
+    // of the next tile into L2, so that the memory stays busy while the lanes compute.
     void Dots(const TileRows& rows) {
         for (int32_t t0 = 0; t0 < rows.n; t0 += kSubKeys) {
             const int32_t m = rows.n - t0 < kSubKeys ? rows.n - t0 : kSubKeys;
+            const RowsAhead ahead{rows.nextKey + t0, rows.next - t0};
             for (int32_t i = 0; i < task_.itemCount; ++i) {
-                ConvertRows(call_.key, items_[i], rows.key + t0, m, keys_, call_.dimPad,
-                            {rows.nextKey + t0, rows.next - t0});
-                ItemDots(i * itemLanes_, m, t0);
+                const int first = i * itemLanes_;
+                if (directKeys_) {
+                    RequestRows(call_.key, items_[i], ahead, m);
+                    WithCacheRows<false>(call_.key, items_[i], rows.key + t0,
+                                         [&](const auto& keys) { ItemDots(first, m, t0, keys); });
+                    continue;
+                }
+                ConvertRows(call_.key, items_[i], rows.key + t0, m, keys_, call_.dimPad, ahead);
+                ItemDots(first, m, t0, ScratchRows{keys_, call_.dimPad});
             }
         }
     }
 
-    // Scores of keys [t0, t0 + m) of the tile (converted in keys_) for the lanes [first, first + itemLanes_).
-    void ItemDots(int first, int32_t m, int32_t t0) {
+    // The lines of the item's rows `ahead` among the first m of a step (ConvertRows asks for them as it
+    // converts).
+    static void RequestRows(const KvView& kv, const plan::WorkItem& item, RowsAhead ahead, int32_t m) {
+        const int64_t head = item.kvHead * kv.headStride * kv.elementBytes;
+        for (int32_t t = 0; t < m && t < ahead.n; ++t)
+            RequestRow(ahead.rows[t] + head, int64_t{kv.headDim} * kv.elementBytes);
+    }
+
+    // Scores of keys [t0, t0 + m) of the tile (rows [0, m) of `keys`) for the lanes [first, first + itemLanes_).
+    template <class Rows>
+    void ItemDots(int first, int32_t m, int32_t t0, const Rows& keys) {
         const int64_t ld = call_.dimPad;
         for (int l0 = 0; l0 < itemLanes_; l0 += kBlockLanes) {
             const int count = itemLanes_ - l0 < kBlockLanes ? itemLanes_ - l0 : kBlockLanes;
@@ -526,45 +613,53 @@ class TaskRunner {
             float* out = scores_ + int64_t{first + l0} * kTileKeys + t0;
             int32_t t = 0;
             for (; t + 4 <= m; t += 4)
-                DotBlockOf(count, q, keys_ + t * ld, out + t);
+                DotBlockOf(count, q, keys, t, out + t);
             for (; t < m; ++t) {
                 for (int l = 0; l < count; ++l)
-                    out[l * kTileKeys + t] = Dot(q + l * ld, keys_ + t * ld, call_.dimPad);
+                    out[l * kTileKeys + t] = Dot(q + l * ld, keys, t, call_.dimPad);
             }
         }
     }
 
-    void DotBlockOf(int lanes, const float* q, const float* k, float* out) const {
+    template <class Rows>
+    void DotBlockOf(int lanes, const float* q, const Rows& keys, int32_t t, float* out) const {
         const int64_t ld = call_.dimPad;
         switch (lanes) {
             case 1:
-                return DotBlock<1>(q, ld, k, ld, call_.dimPad, out, kTileKeys);
+                return DotBlock<1>(q, ld, keys, t, call_.dimPad, out, kTileKeys);
             case 2:
-                return DotBlock<2>(q, ld, k, ld, call_.dimPad, out, kTileKeys);
+                return DotBlock<2>(q, ld, keys, t, call_.dimPad, out, kTileKeys);
             case 3:
-                return DotBlock<3>(q, ld, k, ld, call_.dimPad, out, kTileKeys);
+                return DotBlock<3>(q, ld, keys, t, call_.dimPad, out, kTileKeys);
             default:
-                return DotBlock<kBlockLanes>(q, ld, k, ld, call_.dimPad, out, kTileKeys);
+                return DotBlock<kBlockLanes>(q, ld, keys, t, call_.dimPad, out, kTileKeys);
         }
     }
 
-    // acc[lane] += sum_t weight[lane][t] * v_t over the tile's keys, asking for the next tile's values as Dots
-    // does for its keys.
+    // acc[lane] += sum_t weight[lane][t] * v_t over the tile's keys, the values read as Dots reads the keys.
     void Accumulate(const TileRows& rows) {
         for (int32_t t0 = 0; t0 < rows.n; t0 += kSubKeys) {
             const int32_t m = rows.n - t0 < kSubKeys ? rows.n - t0 : kSubKeys;
+            const RowsAhead ahead{rows.nextValue + t0, rows.next - t0};
             for (int32_t i = 0; i < task_.itemCount; ++i) {
-                ConvertRows(call_.value, items_[i], rows.value + t0, m, values_, call_.dimVPad,
-                            {rows.nextValue + t0, rows.next - t0});
-                ItemAccumulate(i * itemLanes_, m, t0);
+                const int first = i * itemLanes_;
+                if (directValues_) {
+                    RequestRows(call_.value, items_[i], ahead, m);
+                    WithCacheRows<true>(call_.value, items_[i], rows.value + t0,
+                                        [&](const auto& values) { ItemAccumulate(first, m, t0, values); });
+                    continue;
+                }
+                ConvertRows(call_.value, items_[i], rows.value + t0, m, values_, call_.dimVPad, ahead);
+                ItemAccumulate(first, m, t0, ScratchRows{values_, call_.dimVPad});
             }
         }
     }
 
-    // acc += weights * values of keys [t0, t0 + m) of the tile (converted in values_) for the lanes [first,
+    // acc += weights * values of keys [t0, t0 + m) of the tile (rows [0, m) of `values`) for the lanes [first,
     // first + itemLanes_). Lanes holding a zero weight in the tile go one by one, skipping those keys, so that a
     // key of weight 0 takes no part even with a non-finite value (docs/decisions.md).
-    void ItemAccumulate(int first, int32_t m, int32_t t0) {
+    template <class Rows>
+    void ItemAccumulate(int first, int32_t m, int32_t t0, const Rows& values) {
         for (int l0 = 0; l0 < itemLanes_; l0 += kBlockLanes) {
             const int count = itemLanes_ - l0 < kBlockLanes ? itemLanes_ - l0 : kBlockLanes;
             bool dense = true;
@@ -572,46 +667,47 @@ class TaskRunner {
                 dense = dense && Field(kZeroWeight)[first + l0 + l] == 0.0f;
             if (!dense) {
                 for (int l = 0; l < count; ++l)
-                    LaneAccumulate(first + l0 + l, scores_ + int64_t{first + l0 + l} * kTileKeys + t0, m);
+                    LaneAccumulate(first + l0 + l, scores_ + int64_t{first + l0 + l} * kTileKeys + t0, m, values);
                 continue;
             }
             const float* w = scores_ + int64_t{first + l0} * kTileKeys + t0;
             float* acc = acc_ + int64_t{first + l0} * call_.dimVPad;
             switch (count) {
                 case 1:
-                    AccumulateLanes<1>(w, m, acc);
+                    AccumulateLanes<1>(w, m, acc, values);
                     break;
                 case 2:
-                    AccumulateLanes<2>(w, m, acc);
+                    AccumulateLanes<2>(w, m, acc, values);
                     break;
                 case 3:
-                    AccumulateLanes<3>(w, m, acc);
+                    AccumulateLanes<3>(w, m, acc, values);
                     break;
                 default:
-                    AccumulateLanes<kBlockLanes>(w, m, acc);
+                    AccumulateLanes<kBlockLanes>(w, m, acc, values);
             }
         }
     }
 
-    template <int NL>
-    void AccumulateLanes(const float* w, int32_t m, float* acc) {
+    template <int NL, class Rows>
+    void AccumulateLanes(const float* w, int32_t m, float* acc, const Rows& values) {
         const int64_t ld = call_.dimVPad;
         int c = 0;
         for (; c + kBlockChannels * kW <= ld; c += kBlockChannels * kW)
-            AccumulateBlock<NL, kBlockChannels>(w, kTileKeys, m, values_ + c, ld, acc + c, ld);
+            AccumulateBlock<NL, kBlockChannels>(w, kTileKeys, m, values, c, acc + c, ld);
         for (; c < ld; c += kW)
-            AccumulateBlock<NL, 1>(w, kTileKeys, m, values_ + c, ld, acc + c, ld);
+            AccumulateBlock<NL, 1>(w, kTileKeys, m, values, c, acc + c, ld);
     }
 
-    void LaneAccumulate(int lane, const float* weights, int32_t m) {
+    template <class Rows>
+    void LaneAccumulate(int lane, const float* weights, int32_t m, const Rows& values) {
         float* acc = acc_ + int64_t{lane} * call_.dimVPad;
         int c = 0;
         for (; c + 8 * kW <= call_.dimVPad; c += 8 * kW)
-            AccumulateChunk<8>(weights, m, values_ + c, call_.dimVPad, acc + c);
+            AccumulateChunk<8>(weights, m, values, c, acc + c);
         for (; c + 4 * kW <= call_.dimVPad; c += 4 * kW)
-            AccumulateChunk<4>(weights, m, values_ + c, call_.dimVPad, acc + c);
+            AccumulateChunk<4>(weights, m, values, c, acc + c);
         for (; c < call_.dimVPad; c += kW)
-            AccumulateChunk<1>(weights, m, values_ + c, call_.dimVPad, acc + c);
+            AccumulateChunk<1>(weights, m, values, c, acc + c);
     }
 
     // The lane's dots become logits: factors, razor offsets, clamp and mask terms.
@@ -810,6 +906,7 @@ class TaskRunner {
     float* razor_;
     float* acc_;
     float* lane_;
+    const bool directKeys_, directValues_;  // the tiles' rows read in place (DirectRows)
     float queryReach_ = -1.0f, ownKeyNorm_ = -1.0f;  // PrepareSkipping; -1: no tile is skipped
 };
 
