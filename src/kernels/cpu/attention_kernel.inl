@@ -130,26 +130,39 @@ void ConvertRows(const KvView& kv, const plan::WorkItem& item, const char* const
 }
 
 // Rows of a tile's keys or values as the arithmetic reads them, Load(t, c) giving channels [c, c + kW) of row
-// t in fp32: the rows converted into the thread's scratch (any dtype, layout and dequantisation) ...
+// t in fp32: the rows converted into the thread's scratch (any dtype, layout and dequantisation; the
+// conversion asked for the next tile's rows) ...
 struct ScratchRows {
     const float* base;
     int64_t ld;
     ATBX_INLINE V Load(int32_t t, int c) const { return Simd::Load(base + t * ld + c); }
+    ATBX_INLINE void Request(int32_t, int) const {}
+    ATBX_INLINE ScratchRows Quiet() const { return *this; }
 };
 
 // ... or the cache rows themselves, converted in registers as the arithmetic loads them, so that each row is
 // read once from the cache and nothing is stored (DirectRows says when). Row t starts at rows[t] + head
-// bytes; values are multiplied by the view's shrink where their dtype has one (kShrink).
+// bytes; values are multiplied by the view's shrink where their dtype has one (kShrink). Request(t, c) asks
+// for the line of the next tile's row t that holds channel c, where c starts a line: the arithmetic spreads
+// its requests over its loads, one line per line it reads, since requests in bursts wait for the core's few
+// line-fill buffers and stall the arithmetic. Quiet() is the same rows without requests (for the second and
+// later register blocks that read them).
 template <class Element, class Loader, bool kShrink>
 struct CacheRows {
     const char* const* rows;
     int64_t head;
     V shrink;
+    RowsAhead ahead;
     ATBX_INLINE V Load(int32_t t, int c) const {
         const V x = Loader::From(reinterpret_cast<const Element*>(rows[t] + head) + c);
         if constexpr (kShrink) return Simd::Mul(x, shrink);
         return x;
     }
+    ATBX_INLINE void Request(int32_t t, int c) const {
+        const int64_t at = int64_t{c} * int64_t{sizeof(Element)};
+        if (t < ahead.n && at % 64 == 0) __builtin_prefetch(ahead.rows[t] + head + at, 0, 2);
+    }
+    ATBX_INLINE CacheRows Quiet() const { return {rows, head, shrink, {}}; }
 };
 
 struct HalfLoad {
@@ -175,21 +188,22 @@ inline bool DirectRows(const KvView& kv, int dim, int dimPad, bool values) {
     return known && kv.channelTile == 0 && kv.scale == nullptr && dim == dimPad && shrinkApplied;
 }
 
-// f(rows) with the CacheRows of the item's kv head at `rows` (RowAddresses of kv head 0): one dtype switch
-// per call of f. kValues: the rows are values, whose wide dtypes take the view's shrink.
+// f(rows) with the CacheRows of the item's kv head at `rows` (RowAddresses of kv head 0), asking for the rows
+// `ahead`: one dtype switch per call of f. kValues: the rows are values, whose wide dtypes take the view's shrink.
 template <bool kValues, class F>
-ATBX_INLINE void WithCacheRows(const KvView& kv, const plan::WorkItem& item, const char* const* rows, F f) {
+ATBX_INLINE void WithCacheRows(const KvView& kv, const plan::WorkItem& item, const char* const* rows,
+                               RowsAhead ahead, F f) {
     const int64_t head = item.kvHead * kv.headStride * kv.elementBytes;
     const V shrink = Simd::Set(kv.shrink);
     switch (kv.dtype) {
         case ACL_FLOAT16:
-            return f(CacheRows<uint16_t, HalfLoad, false>{rows, head, shrink});
+            return f(CacheRows<uint16_t, HalfLoad, false>{rows, head, shrink, ahead});
         case ACL_BF16:
-            return f(CacheRows<uint16_t, Bf16Load, kValues>{rows, head, shrink});
+            return f(CacheRows<uint16_t, Bf16Load, kValues>{rows, head, shrink, ahead});
         case ACL_INT8:
-            return f(CacheRows<int8_t, Int8Load, false>{rows, head, shrink});
+            return f(CacheRows<int8_t, Int8Load, false>{rows, head, shrink, ahead});
         default:
-            return f(CacheRows<float, FloatLoad, kValues>{rows, head, shrink});
+            return f(CacheRows<float, FloatLoad, kValues>{rows, head, shrink, ahead});
     }
 }
 
@@ -197,8 +211,10 @@ ATBX_INLINE void WithCacheRows(const KvView& kv, const plan::WorkItem& item, con
 template <class Rows>
 ATBX_INLINE float Dot(const float* q, const Rows& k, int32_t t, int dimPad) {
     V a = Simd::Zero();
-    for (int c = 0; c < dimPad; c += kW)
+    for (int c = 0; c < dimPad; c += kW) {
         a = Simd::MulAdd(Simd::Load(q + c), k.Load(t, c), a);
+        k.Request(t, c);
+    }
     return Simd::ReduceAdd(a);
 }
 
@@ -215,8 +231,10 @@ ATBX_INLINE void AccumulateChunk(const float* weights, int32_t n, const Rows& va
         const float w = weights[t];
         if (w == 0.0f) continue;  // a key of weight 0 takes no part, even with a NaN value
         const V wv = Simd::Set(w);
-        for (int i = 0; i < Chunk; ++i)
+        for (int i = 0; i < Chunk; ++i) {
             a[i] = Simd::MulAdd(wv, values.Load(t, c + i * kW), a[i]);
+            values.Request(t, c + i * kW);
+        }
     }
     for (int i = 0; i < Chunk; ++i)
         Simd::Store(acc + i * kW, a[i]);
@@ -235,6 +253,8 @@ ATBX_INLINE void DotBlock(const float* q, int64_t ldq, const Rows& k, int32_t t,
         a[l][0] = a[l][1] = a[l][2] = a[l][3] = Simd::Zero();
     for (int c = 0; c < dimPad; c += kW) {
         const V k0 = k.Load(t, c), k1 = k.Load(t + 1, c), k2 = k.Load(t + 2, c), k3 = k.Load(t + 3, c);
+        for (int i = 0; i < 4; ++i)
+            k.Request(t + i, c);
         for (int l = 0; l < NL; ++l) {
             const V x = Simd::Load(q + l * ldq + c);
             a[l][0] = Simd::MulAdd(x, k0, a[l][0]);
@@ -259,8 +279,10 @@ ATBX_INLINE void AccumulateBlock(const float* w, int64_t ldw, int32_t m, const R
     }
     for (int32_t t = 0; t < m; ++t) {
         V v[NC];
-        for (int i = 0; i < NC; ++i)
+        for (int i = 0; i < NC; ++i) {
             v[i] = values.Load(t, c + i * kW);
+            values.Request(t, c + i * kW);
+        }
         for (int l = 0; l < NL; ++l) {
             const V wv = Simd::Set(w[l * ldw + t]);
             for (int i = 0; i < NC; ++i)
@@ -584,8 +606,7 @@ class TaskRunner {
             for (int32_t i = 0; i < task_.itemCount; ++i) {
                 const int first = i * itemLanes_;
                 if (directKeys_) {
-                    RequestRows(call_.key, items_[i], ahead, m);
-                    WithCacheRows<false>(call_.key, items_[i], rows.key + t0,
+                    WithCacheRows<false>(call_.key, items_[i], rows.key + t0, ahead,
                                          [&](const auto& keys) { ItemDots(first, m, t0, keys); });
                     continue;
                 }
@@ -593,14 +614,6 @@ class TaskRunner {
                 ItemDots(first, m, t0, ScratchRows{keys_, call_.dimPad});
             }
         }
-    }
-
-    // The lines of the item's rows `ahead` among the first m of a step (ConvertRows asks for them as it
-    // converts).
-    static void RequestRows(const KvView& kv, const plan::WorkItem& item, RowsAhead ahead, int32_t m) {
-        const int64_t head = item.kvHead * kv.headStride * kv.elementBytes;
-        for (int32_t t = 0; t < m && t < ahead.n; ++t)
-            RequestRow(ahead.rows[t] + head, int64_t{kv.headDim} * kv.elementBytes);
     }
 
     // Scores of keys [t0, t0 + m) of the tile (rows [0, m) of `keys`) for the lanes [first, first + itemLanes_).
@@ -611,18 +624,19 @@ class TaskRunner {
             const int count = itemLanes_ - l0 < kBlockLanes ? itemLanes_ - l0 : kBlockLanes;
             const float* q = query_ + (first + l0) * ld;
             float* out = scores_ + int64_t{first + l0} * kTileKeys + t0;
+            const Rows rows = l0 == 0 ? keys : keys.Quiet();  // the first block asks for the next tile's rows
             int32_t t = 0;
             for (; t + 4 <= m; t += 4)
-                DotBlockOf(count, q, keys, t, out + t);
+                DotBlockOf(count, q, rows, t, out + t);
             for (; t < m; ++t) {
                 for (int l = 0; l < count; ++l)
-                    out[l * kTileKeys + t] = Dot(q + l * ld, keys, t, call_.dimPad);
+                    out[l * kTileKeys + t] = Dot(q + l * ld, l == 0 ? rows : rows.Quiet(), t, call_.dimPad);
             }
         }
     }
 
     template <class Rows>
-    void DotBlockOf(int lanes, const float* q, const Rows& keys, int32_t t, float* out) const {
+    ATBX_INLINE void DotBlockOf(int lanes, const float* q, const Rows& keys, int32_t t, float* out) const {
         const int64_t ld = call_.dimPad;
         switch (lanes) {
             case 1:
@@ -644,8 +658,7 @@ class TaskRunner {
             for (int32_t i = 0; i < task_.itemCount; ++i) {
                 const int first = i * itemLanes_;
                 if (directValues_) {
-                    RequestRows(call_.value, items_[i], ahead, m);
-                    WithCacheRows<true>(call_.value, items_[i], rows.value + t0,
+                    WithCacheRows<true>(call_.value, items_[i], rows.value + t0, ahead,
                                         [&](const auto& values) { ItemAccumulate(first, m, t0, values); });
                     continue;
                 }
@@ -662,34 +675,37 @@ class TaskRunner {
     void ItemAccumulate(int first, int32_t m, int32_t t0, const Rows& values) {
         for (int l0 = 0; l0 < itemLanes_; l0 += kBlockLanes) {
             const int count = itemLanes_ - l0 < kBlockLanes ? itemLanes_ - l0 : kBlockLanes;
+            const Rows rows = l0 == 0 ? values : values.Quiet();  // the first block asks for the next tile's rows
             bool dense = true;
             for (int l = 0; l < count; ++l)
                 dense = dense && Field(kZeroWeight)[first + l0 + l] == 0.0f;
             if (!dense) {
-                for (int l = 0; l < count; ++l)
-                    LaneAccumulate(first + l0 + l, scores_ + int64_t{first + l0 + l} * kTileKeys + t0, m, values);
+                for (int l = 0; l < count; ++l) {
+                    LaneAccumulate(first + l0 + l, scores_ + int64_t{first + l0 + l} * kTileKeys + t0, m,
+                                   l == 0 ? rows : rows.Quiet());
+                }
                 continue;
             }
             const float* w = scores_ + int64_t{first + l0} * kTileKeys + t0;
             float* acc = acc_ + int64_t{first + l0} * call_.dimVPad;
             switch (count) {
                 case 1:
-                    AccumulateLanes<1>(w, m, acc, values);
+                    AccumulateLanes<1>(w, m, acc, rows);
                     break;
                 case 2:
-                    AccumulateLanes<2>(w, m, acc, values);
+                    AccumulateLanes<2>(w, m, acc, rows);
                     break;
                 case 3:
-                    AccumulateLanes<3>(w, m, acc, values);
+                    AccumulateLanes<3>(w, m, acc, rows);
                     break;
                 default:
-                    AccumulateLanes<kBlockLanes>(w, m, acc, values);
+                    AccumulateLanes<kBlockLanes>(w, m, acc, rows);
             }
         }
     }
 
     template <int NL, class Rows>
-    void AccumulateLanes(const float* w, int32_t m, float* acc, const Rows& values) {
+    ATBX_INLINE void AccumulateLanes(const float* w, int32_t m, float* acc, const Rows& values) {
         const int64_t ld = call_.dimVPad;
         int c = 0;
         for (; c + kBlockChannels * kW <= ld; c += kBlockChannels * kW)
