@@ -174,22 +174,20 @@ struct Bf16Load {
 struct Int8Load {
     ATBX_INLINE static V From(const int8_t* p) { return Simd::LoadInt8(p); }
 };
-struct FloatLoad {
-    ATBX_INLINE static V From(const float* p) { return Simd::Load(p); }
-};
 
-// Whether a view's rows can be read in place by CacheRows: contiguous channels, no dequantisation scales,
-// whole vectors (a row of `dim` channels padded to `dimPad` would be read past its end), and a shrink only
-// where CacheRows applies one (values of bf16 and fp32; fp16 and int8 ones never shrink).
+// Whether a view's rows can be read in place by CacheRows: fp16, bf16 or int8 (the dtypes of caches; other
+// rows are staged), contiguous channels, no dequantisation scales, whole vectors (a row of `dim` channels
+// padded to `dimPad` would be read past its end), and a shrink only where CacheRows applies one (bf16
+// values; fp16 and int8 ones never shrink).
 inline bool DirectRows(const KvView& kv, int dim, int dimPad, bool values) {
-    const bool wide = kv.dtype == ACL_BF16 || kv.dtype == ACL_FLOAT;
-    const bool shrinkApplied = kv.shrink == 1.0f || (values && wide);
-    const bool known = wide || kv.dtype == ACL_FLOAT16 || kv.dtype == ACL_INT8;
-    return known && kv.channelTile == 0 && kv.scale == nullptr && dim == dimPad && shrinkApplied;
+    const bool shrinkApplied = kv.shrink == 1.0f || (values && kv.dtype == ACL_BF16);
+    const bool cached = kv.dtype == ACL_FLOAT16 || kv.dtype == ACL_BF16 || kv.dtype == ACL_INT8;
+    return cached && kv.channelTile == 0 && kv.scale == nullptr && dim == dimPad && shrinkApplied;
 }
 
 // f(rows) with the CacheRows of the item's kv head at `rows` (RowAddresses of kv head 0), asking for the rows
-// `ahead`: one dtype switch per call of f. kValues: the rows are values, whose wide dtypes take the view's shrink.
+// `ahead` (DirectRows holds): one dtype switch per call of f. kValues: the rows are values, whose bf16 rows take
+// the view's shrink.
 template <bool kValues, class F>
 ATBX_INLINE void WithCacheRows(const KvView& kv, const plan::WorkItem& item, const char* const* rows,
                                RowsAhead ahead, F f) {
@@ -200,10 +198,8 @@ ATBX_INLINE void WithCacheRows(const KvView& kv, const plan::WorkItem& item, con
             return f(CacheRows<uint16_t, HalfLoad, false>{rows, head, shrink, ahead});
         case ACL_BF16:
             return f(CacheRows<uint16_t, Bf16Load, kValues>{rows, head, shrink, ahead});
-        case ACL_INT8:
-            return f(CacheRows<int8_t, Int8Load, false>{rows, head, shrink, ahead});
         default:
-            return f(CacheRows<float, FloatLoad, kValues>{rows, head, shrink, ahead});
+            return f(CacheRows<int8_t, Int8Load, false>{rows, head, shrink, ahead});
     }
 }
 
