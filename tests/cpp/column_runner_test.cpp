@@ -1,7 +1,8 @@
 // Items of more than 32 lanes of one kv head (prefill row blocks, wide GQA and speculative decode steps),
 // which the vector paths run in columns (src/kernels/cpu/attention_columns.inl): every CPU path of the
 // registry, forced in turn, against the float64 reference under the precision standard. Logits spread over
-// ±10 and more, so that the rescales of the running sums matter; values near the bf16 maximum; tensor and
+// ±10 and more, so that the rescales of the running sums matter; values near the bf16 maximum, and large
+// values under wide logits (which bf16 P.V leaves to fp32 weights); tensor and
 // ALiBi masks, clamp and razor offsets; values that are not finite at keys some rows weigh 0 and others do
 // not; head sizes 72, 192/128 and 576/512; keys that are not finite and raw dots beyond fp32 (which bf16 dot
 // products hand back to fp32); several key chunks merged; bitwise identical results on 1, 2 and 3 threads. A
@@ -110,6 +111,17 @@ TEST_P(ColumnRunnerTest, ClampedLogitsMeetThePrecisionStandard) {
 TEST_P(ColumnRunnerTest, ValuesNearTheBf16MaximumMeetThePrecisionStandard) {
     TestCall call = WidePrefill(Encoder(SaParam::MASK_TYPE_NORM), ACL_BF16);
     ScaleLargestTo(call.In("value"), 3e38);
+    ExpectMeetsTheStandard(call, 128, 300);
+}
+
+// Where the CPU has AVX512-BF16, bf16 P.V runs on bf16 dot products with the weights rounded to bf16, only
+// in tiles whose values are at most 2 in magnitude: rounding moves an output by up to 2^-9 of the largest
+// value, beyond the standard's absolute floor (2^-6 for bf16 outputs under 1) once values are large and
+// their weighted sum cancels: unmasked, so that every weight counts, values of magnitude up to 40 whose
+// outputs are some 1e-3 of that (rounded weights there missed the standard by far).
+TEST_P(ColumnRunnerTest, LargeValuesUnderWideLogitsMeetThePrecisionStandard) {
+    TestCall call = WidePrefill(Encoder(SaParam::MASK_TYPE_UNDEFINED), ACL_BF16);
+    ScaleLargestTo(call.In("value"), 40.0);
     ExpectMeetsTheStandard(call, 128, 300);
 }
 

@@ -120,7 +120,9 @@ class ColumnRunner : TaskRunner<kMasked> {
           scoresT_(scratch + call.layout.scoreColumns),
           accT_(scratch + call.layout.accColumns),
           fields_(scratch + call.layout.laneColumns),
-          queryPairs_(reinterpret_cast<uint32_t*>(queryT_ + int64_t{call.dimPad} * width_)) {}
+          queryPairs_(reinterpret_cast<uint32_t*>(queryT_ + int64_t{call.dimPad} * width_)),
+          valuePairs_(reinterpret_cast<uint32_t*>(scratch + call.layout.pairColumns)),
+          weightPairs_(valuePairs_ + int64_t{(kL1TileKeys + 1) / 2} * call.dimVPad) {}
 
     void Run() {
         if (items_[0].zeroOutput) return Base::StoreZeros();
@@ -200,7 +202,38 @@ class ColumnRunner : TaskRunner<kMasked> {
             OuterProduct<false>(keys_, call_.dimPad, 1, n, queryT_, width_, call_.dimPad, scoresT_, width_, vectors_);
         }
         FinishScores(j0, n, tile == plan::TileClass::kPartial);
-        if (Softmax(n)) Accumulate(rows);
+        const ValueTile values = LoadValues(rows);
+        const bool pairs = Simd::kBf16Dots && call_.bf16PV && values.finite && values.small;
+        if (Softmax(n, pairs)) Accumulate(rows, values.finite, pairs);
+    }
+
+    // What a tile's values hold: no inf or NaN; none larger than 2 in magnitude.
+    struct ValueTile {
+        bool finite = true;
+        bool small = true;
+    };
+
+    // What the tile's values hold; converted into values_ (times the view's shrink) unless the bf16 P.V takes
+    // them (bf16PV, finite and small: read in place from the cache by PairAccumulate).
+    ValueTile LoadValues(const TileRows& rows) {
+        const int32_t n = rows.n;
+        if (Simd::kBf16Dots && call_.bf16PV && SmallBf16Values(rows)) return {};
+        ConvertRows(call_.value, items_[0], rows.value, n, values_, call_.dimVPad, {rows.nextValue, rows.next});
+        // v * 0 + check is NaN once a value is not finite; four sums keep the FMAs off one dependency chain.
+        V check[4] = {Simd::Zero(), Simd::Zero(), Simd::Zero(), Simd::Zero()};
+        V largest = Simd::Zero();
+        for (int32_t t = 0; t < n; ++t) {
+            const float* v = values_ + int64_t{t} * call_.dimVPad;
+            for (int c = 0; c < call_.dimVPad; c += kW) {
+                const V x = Simd::Load(v + c);
+                check[t % 4] = Simd::MulAdd(x, Simd::Zero(), check[t % 4]);
+                largest = Simd::Max(largest, Simd::Max(x, Simd::Sub(Simd::Zero(), x)));
+            }
+        }
+        ValueTile tile;
+        tile.finite = !Simd::AnyNaN(Simd::Add(Simd::Add(check[0], check[1]), Simd::Add(check[2], check[3])));
+        tile.small = tile.finite && Simd::ReduceMax(largest) <= 2.0f * call_.value.shrink;
+        return tile;
     }
 
     // S^T by bf16 dot products of the raw query with the keys read in place from the cache, times each lane's
@@ -217,8 +250,8 @@ class ColumnRunner : TaskRunner<kMasked> {
                 for (int64_t at = 0; t < rows.next && at < int64_t{call_.headDim} * 2; at += 64)
                     __builtin_prefetch(rows.nextKey[t] + head + at, 0, 2);
             }
-            DependentSimd<kMasked>::Type::PairProduct(keyRows, rows.n, queryPairs_, width_, call_.headDim / 2,
-                                                      scoresT_, width_, vectors_);
+            DependentSimd<kMasked>::Type::template PairProduct<false>(keyRows, 4, rows.n, queryPairs_, width_,
+                                                                      call_.headDim / 2, scoresT_, width_, vectors_);
             V check = Simd::Zero();
             for (int v = 0; v < width_; v += kW) {
                 const V factor = Simd::Load(Column(kColQueryMul) + v);
@@ -276,7 +309,7 @@ class ColumnRunner : TaskRunner<kMasked> {
 
     // Every lane's online-softmax step over the tile (StepSoftmax's semantics, docs/decisions.md): the logits
     // become weights, the sums and acc^T are rescaled. False when no real lane has a visible key so far.
-    bool Softmax(int32_t n) {
+    bool Softmax(int32_t n, bool roundWeights) {
         for (int v = 0; v < width_; v += kW) {
             V top = Simd::Set(kNegInf);
             for (int32_t t = 0; t < n; ++t)
@@ -290,7 +323,8 @@ class ColumnRunner : TaskRunner<kMasked> {
             V sum = Simd::Zero();
             for (int32_t t = 0; t < n; ++t) {
                 float* s = scoresT_ + int64_t{t} * width_ + v;
-                const V w = Simd::Exp(Simd::Sub(Simd::Load(s), shift));
+                V w = Simd::Exp(Simd::Sub(Simd::Load(s), shift));
+                if (roundWeights) w = RoundedWeights(w);
                 Simd::Store(s, w);
                 sum = Simd::Add(sum, w);
             }
@@ -305,6 +339,31 @@ class ColumnRunner : TaskRunner<kMasked> {
             }
         }
         return steps.visible;
+    }
+
+    // Whether every value of the tile (bf16 rows read in place) is finite and at most 2 in magnitude; asks for
+    // the next tile's value rows meanwhile, as ConvertRows does.
+    bool SmallBf16Values(const TileRows& rows) {
+        if constexpr (Simd::kBf16Dots) {
+            const KvView& view = call_.value;
+            const int64_t head = items_[0].kvHead * view.headStride * view.elementBytes;
+            const int64_t bytes = int64_t{view.headDim} * view.elementBytes;
+            bool small = true;
+            for (int32_t t = 0; t < rows.n; ++t) {
+                if (t < rows.next) RequestRow(rows.nextValue[t] + head, bytes);
+                const auto* row = reinterpret_cast<const uint16_t*>(rows.value[t] + head);
+                small = DependentSimd<kMasked>::Type::Bf16AtMostTwo(row, view.headDim) && small;
+            }
+            return small;
+        }
+        return false;
+    }
+
+    // Weights rounded to bf16 for the bf16 P.V (AVX-512 only; Softmax's caller asks only where bf16PV holds),
+    // so that the sum adds exactly the weights the product uses.
+    static V RoundedWeights(V w) {
+        if constexpr (Simd::kBf16Dots) return DependentSimd<kMasked>::Type::RoundBf16(w);
+        return w;
     }
 
     // Per lane, from its old reference maximum and the tile's: the reference maximum the lane's weights are
@@ -341,23 +400,46 @@ class ColumnRunner : TaskRunner<kMasked> {
         return steps;
     }
 
-    // acc^T += V^T W over the tile's keys. A key of weight 0 takes no part, even with a non-finite value
-    // (docs/decisions.md): such rows are zeroed for the product and added afterwards lane by lane where the
-    // weight is not 0.
-    void Accumulate(const TileRows& rows) {
+    // acc^T += V^T W over the tile's keys (values_ as LoadValues left them; `pairs`: by bf16 dot products).
+    // A key of weight 0 takes no part, even with a non-finite value (docs/decisions.md): such rows are zeroed
+    // for the product and added afterwards lane by lane where the weight is not 0.
+    void Accumulate(const TileRows& rows, bool finite, bool pairs) {
         const int32_t n = rows.n;
-        ConvertRows(call_.value, items_[0], rows.value, n, values_, call_.dimVPad, {rows.nextValue, rows.next});
-        // v * 0 + check is NaN once a value is not finite; four sums keep the FMAs off one dependency chain.
-        V check[4] = {Simd::Zero(), Simd::Zero(), Simd::Zero(), Simd::Zero()};
-        for (int32_t t = 0; t < n; ++t) {
-            const float* v = values_ + int64_t{t} * call_.dimVPad;
-            for (int c = 0; c < call_.dimVPad; c += kW)
-                check[t % 4] = Simd::MulAdd(Simd::Load(v + c), Simd::Zero(), check[t % 4]);
-        }
-        const bool finite = !Simd::AnyNaN(Simd::Add(Simd::Add(check[0], check[1]), Simd::Add(check[2], check[3])));
+        if (pairs) return PairAccumulate(rows);
         if (!finite) ZeroNonFiniteRows(n);
         OuterProduct<true>(values_, 1, call_.dimVPad, call_.headDimV, scoresT_, width_, n, accT_, width_, vectors_);
         if (!finite) AddNonFiniteRows(rows, n);
+    }
+
+    // acc^T += V^T W by bf16 dot products, two keys per instruction: the values of keys 2p and 2p + 1 packed
+    // as channel pairs straight from the cache, the weights (rounded to bf16 by Softmax, times the view's
+    // shrink: exact, a power of two) as lane pairs. Only for tiles of finite values at most 2 in magnitude,
+    // where P's rounding keeps the outputs within the precision standard (docs/decisions.md).
+    void PairAccumulate(const TileRows& rows) {
+        if constexpr (Simd::kBf16Dots) {
+            using S = typename DependentSimd<kMasked>::Type;
+            const int32_t n = rows.n, pairs = (n + 1) / 2;
+            const int dimV = call_.headDimV;
+            const int64_t head = items_[0].kvHead * call_.value.headStride * call_.value.elementBytes;
+            const V shrink = Simd::Set(call_.value.shrink);
+            for (int32_t p = 0; p < pairs; ++p) {
+                const bool second = 2 * p + 1 < n;
+                const auto* a = reinterpret_cast<const uint16_t*>(rows.value[2 * p] + head);
+                const auto* b = second ? reinterpret_cast<const uint16_t*>(rows.value[2 * p + 1] + head) : nullptr;
+                S::PairRowsOf(a, b, dimV, valuePairs_ + int64_t{p} * dimV);
+                const float* w = scoresT_ + int64_t{2 * p} * width_;
+                S::PairWeightsOf(w, second ? w + width_ : nullptr, shrink, width_, weightPairs_ + int64_t{p} * width_);
+            }
+            constexpr int kChannels = 64;  // rows of C per call
+            const char* channels[kChannels];
+            for (int c0 = 0; c0 < dimV; c0 += kChannels) {
+                const int count = dimV - c0 < kChannels ? dimV - c0 : kChannels;
+                for (int i = 0; i < count; ++i)
+                    channels[i] = reinterpret_cast<const char*>(valuePairs_ + c0 + i);
+                S::template PairProduct<true>(channels, int64_t{4} * dimV, count, weightPairs_, width_, pairs,
+                                              accT_ + int64_t{c0} * width_, width_, vectors_);
+            }
+        }
     }
 
     static bool RowFinite(const float* v, int n) {
@@ -400,5 +482,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     float* accT_;
     float* fields_;
     uint32_t* queryPairs_;
+    uint32_t* valuePairs_;   // bf16PV: [kL1TileKeys / 2, dimVPad]
+    uint32_t* weightPairs_;  // bf16PV: [kL1TileKeys / 2, P]
     bool nonFinite_[kTileKeys] = {};
 };

@@ -143,6 +143,7 @@ ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes) {
     layout.scoreColumns = take(kTileKeys * width);
     layout.accColumns = take(dimVPad * width);
     layout.laneColumns = take(kLaneColumnFields * width);
+    layout.pairColumns = take((kL1TileKeys + 1) / 2 * (dimVPad + width));
     layout.total = at;
     return layout;
 }
@@ -350,6 +351,10 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.bf16Dots = core::HostCpu().avx512bf16 && call.queryDirect && call.queryType == ACL_BF16 &&
                     call.key.dtype == ACL_BF16 && call.key.channelTile == 0 && call.key.scale == nullptr &&
                     call.keyDequant.scale == nullptr && call.headDim % 2 == 0;
+    call.bf16PV = core::HostCpu().avx512bf16 && call.value.dtype == ACL_BF16 && call.value.channelTile == 0 &&
+                  call.value.scale == nullptr && call.valueDequant.scale == nullptr &&
+                  call.headDimV == call.dimVPad && call.quant == plan::QuantPolicy::Mode::kNone &&
+                  (call.outputType == ACL_FLOAT16 || call.outputType == ACL_BF16);
     return call;
 }
 

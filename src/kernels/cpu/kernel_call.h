@@ -80,6 +80,8 @@ struct ScratchLayout {
     int64_t scoreColumns = 0;  // [T, P] S^T: logits, then weights
     int64_t accColumns = 0;    // [dimVPad, P] acc^T
     int64_t laneColumns = 0;   // [kLaneColumnFields, P] per-lane factors and softmax state
+    int64_t pairColumns =
+        0;  // bf16PV: [T1 / 2, dimVPad] value pairs, then [T1 / 2, P] weight pairs (T1 = kL1TileKeys)
     int64_t total = 0;
 };
 
@@ -167,6 +169,11 @@ struct KernelCall {
     // The column runner may take Q.K by bf16 dot products (AVX512-BF16): the CPU has them, the query is bf16
     // and read directly, the keys bf16 rows of contiguous channels (an even number) without dequantisation.
     bool bf16Dots = false;
+    // The column runner may take P.V by bf16 dot products (AVX512-BF16) in tiles whose values are finite and
+    // at most 2 in magnitude, the weights rounded to bf16 (docs/decisions.md): the CPU has them, the values
+    // are bf16 rows of contiguous channels (a whole number of vectors) without dequantisation, and the
+    // outputs fp16 or bf16.
+    bool bf16PV = false;
 };
 
 // Why the vectorised kernels cannot run the plan (plan features only), or nothing.

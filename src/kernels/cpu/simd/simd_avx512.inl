@@ -92,19 +92,22 @@ struct Simd {
         return _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
     }
 
-    // Q.K by bf16 dot products (AVX512-BF16; called only where KernelCall::bf16Dots says the CPU has them):
-    // C[i][vectors] = sum over channel pairs p of A(i, p) . B[p][vectors], A's rows bf16 key rows read as
-    // 32-bit channel pairs in place at rows[i], B rows of 16 lanes' query pairs `ldb` words apart. Products of
-    // bf16 are exact in fp32; each instruction adds two of them to the fp32 sum.
+    // Products by bf16 dot products (AVX512-BF16; called only where KernelCall::bf16Dots or bf16PV says the CPU
+    // has them): C[i][vectors] (= or, kLoadC, +=) sum over pairs p of A(i, p) . B[p][vectors], A(i, p) the
+    // 32-bit pair at rows[i] + p * pairStride bytes (Q.K: bf16 key rows read in place as channel pairs; P.V:
+    // packed value pairs of two keys), B rows of 16 lanes' pairs `ldb` words apart (query channel pairs, or
+    // weight pairs of two keys). Products of bf16 are exact in fp32; each instruction adds two of them to the
+    // fp32 sum.
     static constexpr bool kBf16Dots = true;
 
-    template <int NI, int NV>
-    __attribute__((target("avx512bf16"))) static void PairBlock(const char* const* rows, const uint32_t* b,
-                                                                 int64_t ldb, int32_t pairs, float* c, int64_t ldc) {
+    template <int NI, int NV, bool kLoadC>
+    __attribute__((target("avx512bf16"))) static void PairBlock(const char* const* rows, int64_t pairStride,
+                                                                 const uint32_t* b, int64_t ldb, int32_t pairs,
+                                                                 float* c, int64_t ldc) {
         __m512 acc[NI][NV];
         for (int i = 0; i < NI; ++i) {
             for (int v = 0; v < NV; ++v)
-                acc[i][v] = _mm512_setzero_ps();
+                acc[i][v] = kLoadC ? _mm512_loadu_ps(c + i * ldc + v * 16) : _mm512_setzero_ps();
         }
         for (int32_t p = 0; p < pairs; ++p) {
             __m512bh row[NV];
@@ -112,7 +115,7 @@ struct Simd {
                 row[v] = __builtin_bit_cast(__m512bh, _mm512_loadu_si512(b + p * ldb + v * 16));
             for (int i = 0; i < NI; ++i) {
                 uint32_t pair;
-                __builtin_memcpy(&pair, rows[i] + 4 * p, sizeof(pair));
+                __builtin_memcpy(&pair, rows[i] + p * pairStride, sizeof(pair));
                 const __m512bh x = __builtin_bit_cast(__m512bh, _mm512_set1_epi32(static_cast<int>(pair)));
                 for (int v = 0; v < NV; ++v)
                     acc[i][v] = _mm512_dpbf16_ps(acc[i][v], x, row[v]);
@@ -124,35 +127,88 @@ struct Simd {
         }
     }
 
-    template <int NV>
-    __attribute__((target("avx512bf16"))) static void PairRows(const char* const* rows, int32_t n, const uint32_t* b,
-                                                                int64_t ldb, int32_t pairs, float* c, int64_t ldc) {
+    template <int NV, bool kLoadC>
+    __attribute__((target("avx512bf16"))) static void PairRows(const char* const* rows, int64_t pairStride,
+                                                                int32_t n, const uint32_t* b, int64_t ldb,
+                                                                int32_t pairs, float* c, int64_t ldc) {
         int32_t i = 0;
         for (; i + 4 <= n; i += 4)
-            PairBlock<4, NV>(rows + i, b, ldb, pairs, c + i * ldc, ldc);
+            PairBlock<4, NV, kLoadC>(rows + i, pairStride, b, ldb, pairs, c + i * ldc, ldc);
         for (; i + 2 <= n; i += 2)
-            PairBlock<2, NV>(rows + i, b, ldb, pairs, c + i * ldc, ldc);
-        if (i < n) PairBlock<1, NV>(rows + i, b, ldb, pairs, c + i * ldc, ldc);
+            PairBlock<2, NV, kLoadC>(rows + i, pairStride, b, ldb, pairs, c + i * ldc, ldc);
+        if (i < n) PairBlock<1, NV, kLoadC>(rows + i, pairStride, b, ldb, pairs, c + i * ldc, ldc);
     }
 
     // Rows [0, n) of C over `vectors` vectors of lanes, in groups of at most 4 vectors.
-    __attribute__((target("avx512bf16"))) static void PairProduct(const char* const* rows, int32_t n,
-                                                                   const uint32_t* b, int64_t ldb, int32_t pairs,
-                                                                   float* c, int64_t ldc, int vectors) {
+    template <bool kLoadC>
+    __attribute__((target("avx512bf16"))) static void PairProduct(const char* const* rows, int64_t pairStride,
+                                                                   int32_t n, const uint32_t* b, int64_t ldb,
+                                                                   int32_t pairs, float* c, int64_t ldc,
+                                                                   int vectors) {
         for (int v0 = 0; v0 < vectors; v0 += 4) {
             switch (vectors - v0 < 4 ? vectors - v0 : 4) {
                 case 1:
-                    PairRows<1>(rows, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
+                    PairRows<1, kLoadC>(rows, pairStride, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
                     break;
                 case 2:
-                    PairRows<2>(rows, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
+                    PairRows<2, kLoadC>(rows, pairStride, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
                     break;
                 case 3:
-                    PairRows<3>(rows, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
+                    PairRows<3, kLoadC>(rows, pairStride, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
                     break;
                 default:
-                    PairRows<4>(rows, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
+                    PairRows<4, kLoadC>(rows, pairStride, n, b + v0 * 16, ldb, pairs, c + v0 * 16, ldc);
             }
+        }
+    }
+
+    // x rounded to the nearest bf16 (ties to even) and widened back to fp32; NaN stays NaN.
+    static V RoundBf16(V x) {
+        const __m512i bits = _mm512_castps_si512(x);
+        const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+        const __m512i rounded = _mm512_and_si512(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF))),
+                                                 _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)));
+        return _mm512_mask_mov_ps(_mm512_castsi512_ps(rounded), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+    }
+
+    // Whether the n bf16 values at p (n a multiple of 16) are finite and at most 2 in magnitude: their bits
+    // without the sign are at most 0x4000 (2.0); inf and NaN are above it.
+    static bool Bf16AtMostTwo(const uint16_t* p, int n) {
+        __m256i largest = _mm256_setzero_si256();
+        const __m256i magnitude = _mm256_set1_epi16(0x7FFF);
+        for (int c = 0; c < n; c += 16) {
+            const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + c));
+            largest = _mm256_max_epu16(largest, _mm256_and_si256(x, magnitude));
+        }
+        const __m256i over = _mm256_subs_epu16(largest, _mm256_set1_epi16(0x4000));
+        return _mm256_testz_si256(over, over) != 0;
+    }
+
+    // out[c] = a[c] | b[c] << 16 for c < n (a multiple of 16): channel c of two bf16 rows as one pair; b null:
+    // a row of zeros.
+    static void PairRowsOf(const uint16_t* a, const uint16_t* b, int n, uint32_t* out) {
+        for (int c = 0; c < n; c += 16) {
+            __m512i pair = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + c)));
+            if (b != nullptr) {
+                const __m512i high = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + c)));
+                pair = _mm512_or_si512(pair, _mm512_slli_epi32(high, 16));
+            }
+            _mm512_storeu_si512(out + c, pair);
+        }
+    }
+
+    // out[l] = the bf16 bits of w0[l] * f | those of w1[l] * f << 16 for l < n (a multiple of 16), weights
+    // already rounded to bf16 and f a power of two, so the products are exact (their low 16 bits are 0); w1
+    // null: zeros.
+    static void PairWeightsOf(const float* w0, const float* w1, V f, int n, uint32_t* out) {
+        const __m512i high = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
+        for (int l = 0; l < n; l += 16) {
+            __m512i pair = _mm512_srli_epi32(_mm512_castps_si512(_mm512_mul_ps(_mm512_loadu_ps(w0 + l), f)), 16);
+            if (w1 != nullptr) {
+                const __m512i second = _mm512_castps_si512(_mm512_mul_ps(_mm512_loadu_ps(w1 + l), f));
+                pair = _mm512_or_si512(pair, _mm512_and_si512(second, high));
+            }
+            _mm512_storeu_si512(out + l, pair);
         }
     }
 };
