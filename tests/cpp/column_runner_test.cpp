@@ -63,25 +63,28 @@ TEST_P(ColumnRunnerTest, WideLogitsMeetThePrecisionStandard) {
     }
 }
 
-// Head sizes other than 128 in columns, bf16 (the dot products' channel pairs): 72 (padded to 80), MLA
-// 192/128 under a tensor mask, and MLA's 576/512 latent head shared by 36 query heads (rows of 36 lanes).
+// Head sizes other than 128 in columns, bf16 (the dot products' channel pairs), unmasked so that every logit
+// counts: 72 (padded to 80), MLA 192/128, and MLA's 576/512 latent head shared by 36 query heads (rows of 36
+// lanes).
 TEST_P(ColumnRunnerTest, OtherHeadSizesMeetThePrecisionStandard) {
+    const auto expect = [this](SaParam p, int64_t headSize, int64_t headSizeV, int32_t length,
+                               double queryScale) {
+        TestCall call = MakeSaCall(p, MakeSaShape(headSize, {length}, ACL_BF16));
+        ScaleElements(call.In("query"), queryScale);
+        ExpectMeetsTheStandard(call, headSizeV, length);
+    };
     {
         SCOPED_TRACE("gqa7 head 72");
         SaParam p = Encoder(SaParam::MASK_TYPE_UNDEFINED);
         p.headNum = 14;
-        TestCall call = MakeSaCall(p, MakeSaShape(72, {300}, ACL_BF16));
-        ScaleElements(call.In("query"), 8.0);
-        ExpectMeetsTheStandard(call, 72, 300);
+        expect(p, 72, 72, 300, 8.0);
     }
     {
         SCOPED_TRACE("mla 192/128");
         SaParam p = Encoder(SaParam::MASK_TYPE_UNDEFINED);
         p.mlaVHeadSize = 128;
         p.kernelType = SaParam::KERNELTYPE_HIGH_PRECISION;
-        TestCall call = MakeSaCall(p, MakeSaShape(192, {300}, ACL_BF16));
-        ScaleElements(call.In("query"), 8.0);
-        ExpectMeetsTheStandard(call, 128, 300);
+        expect(p, 192, 128, 300, 8.0);
     }
     {
         SCOPED_TRACE("mla 576/512, 36 heads");
@@ -90,9 +93,7 @@ TEST_P(ColumnRunnerTest, OtherHeadSizesMeetThePrecisionStandard) {
         p.kvHeadNum = 1;
         p.mlaVHeadSize = 512;
         p.kernelType = SaParam::KERNELTYPE_HIGH_PRECISION;
-        TestCall call = MakeSaCall(p, MakeSaShape(576, {256}, ACL_BF16));
-        ScaleElements(call.In("query"), 4.0);
-        ExpectMeetsTheStandard(call, 512, 256);
+        expect(p, 576, 512, 256, 4.0);
     }
 }
 

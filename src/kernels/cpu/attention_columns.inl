@@ -247,8 +247,7 @@ class ColumnRunner : TaskRunner<kMasked> {
             const char* keyRows[kTileKeys];
             for (int32_t t = 0; t < rows.n; ++t) {
                 keyRows[t] = rows.key[t] + head;
-                for (int64_t at = 0; t < rows.next && at < int64_t{call_.headDim} * 2; at += 64)
-                    __builtin_prefetch(rows.nextKey[t] + head + at, 0, 2);
+                if (t < rows.next) RequestRow(rows.nextKey[t] + head, int64_t{call_.headDim} * 2);
             }
             DependentSimd<kMasked>::Type::template PairProduct<false>(keyRows, 4, rows.n, queryPairs_, width_,
                                                                       call_.headDim / 2, scoresT_, width_, vectors_);
