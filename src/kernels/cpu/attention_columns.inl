@@ -144,15 +144,10 @@ class ColumnRunner : TaskRunner<kMasked> {
 
     float* Column(ColumnField field) const { return fields_ + int64_t{field} * width_; }
 
-    // Q^T from the lanes' scaled queries, the logit factors and the softmax state as columns; padded lanes
-    // get a zero query and plain factors, and are never stored.
+    // The logit factors and the softmax state as columns (padded lanes get plain factors and are never
+    // stored), acc^T zeroed, and the query as the products read it: raw bf16 pairs for the bf16 dots, else
+    // Q^T (built by the first tile the fp32 product computes).
     void InitColumns() {
-        const int dimPad = call_.dimPad;
-        for (int c = 0; c < dimPad; ++c) {
-            float* row = queryT_ + int64_t{c} * width_;
-            for (int v = 0; v < width_; v += kW)
-                Simd::Store(row + v, Simd::Gather(query_ + int64_t{v} * dimPad + c, dimPad, lanes_ - v));
-        }
         for (int lane = 0; lane < width_; ++lane) {
             const bool real = lane < lanes_;
             Column(kColDotMul)[lane] = real ? Field(kDotMul)[lane] : 1.0f;
@@ -165,17 +160,56 @@ class ColumnRunner : TaskRunner<kMasked> {
         }
         for (int64_t i = 0; i < int64_t{call_.dimVPad} * width_; i += kW)
             Simd::Store(accT_ + i, Simd::Zero());
-        if (call_.bf16Dots) InitQueryPairs();
+        if (call_.bf16Dots) return InitQueryPairs();
+        InitQueryColumns();
     }
 
-    // queryPairs_[p][lane]: channels 2p and 2p + 1 of the lane's raw bf16 query, 0 for padded lanes.
+    // Q^T [dimPad][P] from the lanes' scaled queries, zero for padded lanes.
+    void InitQueryColumns() {
+        const auto lane = [this](int i) {
+            return i < lanes_ ? reinterpret_cast<const char*>(query_ + int64_t{i} * call_.dimPad) : nullptr;
+        };
+        TransposeWords(lane, width_, call_.dimPad, queryT_, width_);
+        queryColumns_ = true;
+    }
+
+    // queryPairs_[p][lane]: channels 2p and 2p + 1 of the lane's raw bf16 query (the 32-bit word p of its
+    // row), 0 for padded lanes.
     void InitQueryPairs() {
         const auto* query = static_cast<const uint16_t*>(call_.query);
-        for (int lane = 0; lane < width_; ++lane) {
-            const uint16_t* q = lane < lanes_ ? query + Base::QueryOffset(lane) : nullptr;
-            for (int p = 0; p < call_.headDim / 2; ++p) {
-                queryPairs_[int64_t{p} * width_ + lane] =
-                    q == nullptr ? 0u : (uint32_t{q[2 * p]} | uint32_t{q[2 * p + 1]} << 16);
+        const auto lane = [this, query](int i) {
+            return i < lanes_ ? reinterpret_cast<const char*>(query + Base::QueryOffset(i)) : nullptr;
+        };
+        TransposeWords(lane, width_, call_.headDim / 2, reinterpret_cast<float*>(queryPairs_), width_);
+    }
+
+    // out[j * ldo + i] = 32-bit word j of row i for i < m (a multiple of kW) and j < n, the rows given by
+    // rowAt(i) (null: a row of zeros): kW x kW blocks transposed in registers (moves only: fp32 values and
+    // bf16 pairs pass bit for bit), the last n % kW words of each row one by one, so that nothing past a
+    // row's n words is read.
+    template <class RowAt>
+    static void TransposeWords(RowAt rowAt, int m, int n, float* out, int64_t ldo) {
+        static constexpr float kZeros[kW] = {};
+        for (int i0 = 0; i0 < m; i0 += kW) {
+            const char* rows[kW];
+            for (int i = 0; i < kW; ++i)
+                rows[i] = rowAt(i0 + i);
+            int j0 = 0;
+            for (; j0 + kW <= n; j0 += kW) {
+                const float* block[kW];
+                for (int i = 0; i < kW; ++i)
+                    block[i] = rows[i] != nullptr ? reinterpret_cast<const float*>(rows[i]) + j0 : kZeros;
+                V columns[kW];
+                Simd::Transpose(block, columns);
+                for (int j = 0; j < kW; ++j)
+                    Simd::Store(out + (j0 + j) * ldo + i0, columns[j]);
+            }
+            for (; j0 < n; ++j0) {
+                for (int i = 0; i < kW; ++i) {
+                    float word = 0.0f;
+                    if (rows[i] != nullptr) __builtin_memcpy(&word, rows[i] + int64_t{j0} * 4, 4);
+                    out[j0 * ldo + i0 + i] = word;
+                }
             }
         }
     }
@@ -186,10 +220,9 @@ class ColumnRunner : TaskRunner<kMasked> {
         for (int lane = 0; lane < lanes_; ++lane) {
             Field(kMax)[lane] = Column(kColMax)[lane];
             Field(kSum)[lane] = Column(kColSum)[lane];
-            float* row = acc_ + int64_t{lane} * call_.dimVPad;
-            for (int c = 0; c < call_.dimVPad; c += kW)
-                Simd::Store(row + c, Simd::Gather(accT_ + int64_t{c} * width_ + lane, width_, kW));
         }
+        const auto channel = [this](int c) { return reinterpret_cast<const char*>(accT_ + int64_t{c} * width_); };
+        TransposeWords(channel, call_.dimVPad, lanes_, acc_, call_.dimVPad);
     }
 
     void Tile(int32_t j0, int32_t n) {
@@ -198,6 +231,7 @@ class ColumnRunner : TaskRunner<kMasked> {
         Base::LoadRazor(j0, n);
         const TileRows rows = Base::RowsOf(j0, n);
         if (!PairScores(rows)) {
+            if (!queryColumns_) InitQueryColumns();
             ConvertRows(call_.key, items_[0], rows.key, n, keys_, call_.dimPad, {rows.nextKey, rows.next});
             OuterProduct<false>(keys_, call_.dimPad, 1, n, queryT_, width_, call_.dimPad, scoresT_, width_, vectors_);
         }
@@ -484,4 +518,5 @@ class ColumnRunner : TaskRunner<kMasked> {
     uint32_t* valuePairs_;   // bf16PV: [kL1TileKeys / 2, dimVPad]
     uint32_t* weightPairs_;  // bf16PV: [kL1TileKeys / 2, P]
     bool nonFinite_[kTileKeys] = {};
+    bool queryColumns_ = false;  // Q^T built (InitQueryColumns)
 };

@@ -16,12 +16,27 @@ struct Simd {
     // The second operand when either is NaN, as the x86 instructions do.
     static V Max(V a, V b) { return _mm256_max_ps(a, b); }
     static V Min(V a, V b) { return _mm256_min_ps(a, b); }
-    // base[i * stride] in lane i for i < count, 0 in the others (nothing past them is read).
-    static V Gather(const float* base, int64_t stride, int count) {
-        const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        const __m256i index = _mm256_mullo_epi32(lanes, _mm256_set1_epi32(static_cast<int>(stride)));
-        const __m256 take = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(count), lanes));
-        return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), base, index, take, 4);
+    // columns[j] = (rows[0][j], ..., rows[7][j]) for j < 8: an 8 x 8 block transposed in registers (moves only,
+    // so the bits of any 32-bit word pass unchanged).
+    static void Transpose(const float* const* rows, V* columns) {
+        V t[8], u[8];
+        for (int k = 0; k < 4; ++k) {
+            const V a = _mm256_loadu_ps(rows[2 * k]), b = _mm256_loadu_ps(rows[2 * k + 1]);
+            t[2 * k] = _mm256_unpacklo_ps(a, b);  // per 128-bit lane L: a[4L] b[4L] a[4L+1] b[4L+1]
+            t[2 * k + 1] = _mm256_unpackhi_ps(a, b);
+        }
+        const auto low = [](V a, V b) { return _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(a), _mm256_castps_pd(b))); };
+        const auto high = [](V a, V b) { return _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(a), _mm256_castps_pd(b))); };
+        for (int k = 0; k < 2; ++k) {  // u[4k + j], lane L: column 4L + j of rows [4k, 4k + 4)
+            u[4 * k] = low(t[4 * k], t[4 * k + 2]);
+            u[4 * k + 1] = high(t[4 * k], t[4 * k + 2]);
+            u[4 * k + 2] = low(t[4 * k + 1], t[4 * k + 3]);
+            u[4 * k + 3] = high(t[4 * k + 1], t[4 * k + 3]);
+        }
+        for (int j = 0; j < 4; ++j) {
+            columns[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);
+            columns[4 + j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);
+        }
     }
     // The larger of a and b, or NaN where either is NaN.
     static V MaxNaN(V a, V b) {

@@ -17,12 +17,32 @@ struct Simd {
     // The second operand when either is NaN, as the x86 instructions do.
     static V Max(V a, V b) { return _mm512_max_ps(a, b); }
     static V Min(V a, V b) { return _mm512_min_ps(a, b); }
-    // base[i * stride] in lane i for i < count, 0 in the others (nothing past them is read).
-    static V Gather(const float* base, int64_t stride, int count) {
-        const __m512i index = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                                 _mm512_set1_epi32(static_cast<int>(stride)));
-        const __mmask16 take = count >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (count > 0 ? count : 0)) - 1);
-        return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), take, index, base, 4);
+    // columns[j] = (rows[0][j], ..., rows[15][j]) for j < 16: a 16 x 16 block transposed in registers (moves
+    // only, so the bits of any 32-bit word pass unchanged).
+    static void Transpose(const float* const* rows, V* columns) {
+        V t[16], u[16];
+        for (int k = 0; k < 8; ++k) {
+            const V a = _mm512_loadu_ps(rows[2 * k]), b = _mm512_loadu_ps(rows[2 * k + 1]);
+            t[2 * k] = _mm512_unpacklo_ps(a, b);  // per 128-bit lane L: a[4L] b[4L] a[4L+1] b[4L+1]
+            t[2 * k + 1] = _mm512_unpackhi_ps(a, b);
+        }
+        const auto low = [](V a, V b) { return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b))); };
+        const auto high = [](V a, V b) { return _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a), _mm512_castps_pd(b))); };
+        for (int k = 0; k < 4; ++k) {  // u[4k + j], lane L: column 4L + j of rows [4k, 4k + 4)
+            u[4 * k] = low(t[4 * k], t[4 * k + 2]);
+            u[4 * k + 1] = high(t[4 * k], t[4 * k + 2]);
+            u[4 * k + 2] = low(t[4 * k + 1], t[4 * k + 3]);
+            u[4 * k + 3] = high(t[4 * k + 1], t[4 * k + 3]);
+        }
+        for (int j = 0; j < 4; ++j) {  // the 4 x 4 blocks of 128 bits of u[j], u[4 + j], u[8 + j], u[12 + j]
+            const V v0 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88), v1 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xDD);
+            const V v2 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
+            const V v3 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xDD);
+            columns[j] = _mm512_shuffle_f32x4(v0, v2, 0x88);
+            columns[4 + j] = _mm512_shuffle_f32x4(v1, v3, 0x88);
+            columns[8 + j] = _mm512_shuffle_f32x4(v0, v2, 0xDD);
+            columns[12 + j] = _mm512_shuffle_f32x4(v1, v3, 0xDD);
+        }
     }
     // The larger of a and b, or NaN where either is NaN.
     static V MaxNaN(V a, V b) {

@@ -16,8 +16,8 @@ struct Simd {
     // The second operand when either is NaN, as the x86 instructions do.
     static V Max(V a, V b) { return a > b ? a : b; }
     static V Min(V a, V b) { return a < b ? a : b; }
-    // base[0], or 0 when count is 0.
-    static V Gather(const float* base, int64_t, int count) { return count > 0 ? *base : 0.0f; }
+    // columns[0] = rows[0][0]: the 1 x 1 block.
+    static void Transpose(const float* const* rows, V* columns) { columns[0] = *rows[0]; }
     // The larger of a and b, or NaN where either is NaN.
     static V MaxNaN(V a, V b) { return a != a || b != b ? a + b : (a > b ? a : b); }
     static float ReduceAdd(V v) { return v; }
