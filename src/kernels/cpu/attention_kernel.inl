@@ -263,8 +263,12 @@ ATBX_INLINE void DotBlock(const float* q, int64_t ldq, const Rows& k, int32_t t,
             a[l][3] = Simd::MulAdd(x, k3, a[l][3]);
         }
     }
-    for (int l = 0; l < NL; ++l)
-        Simd::ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo);
+    if constexpr (NL == 4) {
+        Simd::ReduceAdd4x4(a, out, ldo);
+    } else {
+        for (int l = 0; l < NL; ++l)
+            Simd::ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo);
+    }
 }
 
 // acc_l[0, NC * kW) += sum_t w_l[t] * v_t[c, c + NC * kW) for NL lanes (weights rows `ldw` apart, acc rows

@@ -53,6 +53,11 @@ struct Simd {
         const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
         _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
     }
+    // out[l * ldo + k] = the sum of a[l][k]'s lanes for l, k < 4.
+    static void ReduceAdd4x4(const V (&a)[4][4], float* out, int64_t ldo) {
+        for (int l = 0; l < 4; ++l)
+            ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo);
+    }
     static float ReduceMax(V v) {
         __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
         s = _mm_max_ps(s, _mm_movehl_ps(s, s));

@@ -55,6 +55,30 @@ struct Simd {
         const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(fold(a0), fold(a1)), _mm256_hadd_ps(fold(a2), fold(a3)));
         _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
     }
+    // out[l * ldo + k] = the sum of a[l][k]'s lanes for l, k < 4: one reduction tree for the 16 sums (45
+    // shuffles and adds, where four ReduceAdd4 take about 80 operations).
+    static void ReduceAdd4x4(const V (&a)[4][4], float* out, int64_t ldo) {
+        // Halves, then quarters, then pairs within a quarter: after each level every vector holds partial sums
+        // of twice as many inputs. Input i = 4k + l is a[l][k]; the result's element 4l + k is its sum.
+        V half[8], quarter[4], pair[2];
+        for (int i = 0; i < 8; ++i) {
+            const V x = a[(2 * i) % 4][(2 * i) / 4], y = a[(2 * i + 1) % 4][(2 * i + 1) / 4];
+            half[i] = _mm512_add_ps(_mm512_shuffle_f32x4(x, y, 0x44), _mm512_shuffle_f32x4(x, y, 0xEE));
+        }
+        for (int j = 0; j < 4; ++j) {
+            const V x = half[2 * j], y = half[2 * j + 1];
+            quarter[j] = _mm512_add_ps(_mm512_shuffle_f32x4(x, y, 0x88), _mm512_shuffle_f32x4(x, y, 0xDD));
+        }
+        for (int k = 0; k < 2; ++k) {
+            const V x = quarter[2 * k], y = quarter[2 * k + 1];
+            pair[k] = _mm512_add_ps(_mm512_shuffle_ps(x, y, 0x44), _mm512_shuffle_ps(x, y, 0xEE));
+        }
+        const V sums = _mm512_add_ps(_mm512_shuffle_ps(pair[0], pair[1], 0x88), _mm512_shuffle_ps(pair[0], pair[1], 0xDD));
+        _mm_storeu_ps(out, _mm512_castps512_ps128(sums));
+        _mm_storeu_ps(out + ldo, _mm512_extractf32x4_ps(sums, 1));
+        _mm_storeu_ps(out + 2 * ldo, _mm512_extractf32x4_ps(sums, 2));
+        _mm_storeu_ps(out + 3 * ldo, _mm512_extractf32x4_ps(sums, 3));
+    }
     static float ReduceMax(V v) { return _mm512_reduce_max_ps(v); }
     // score + term, or -inf where the term is -inf (a hidden key stays hidden whatever its score, NaN included).
     static V AddMaskTerm(V score, V term) {

@@ -27,6 +27,11 @@ struct Simd {
         out[2] = a2;
         out[3] = a3;
     }
+    // out[l * ldo + k] = the sum of a[l][k]'s lanes for l, k < 4.
+    static void ReduceAdd4x4(const V (&a)[4][4], float* out, int64_t ldo) {
+        for (int l = 0; l < 4; ++l)
+            ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo);
+    }
     static float ReduceMax(V v) { return v; }
     // score + term, or -inf where the term is -inf (a hidden key stays hidden whatever its score, NaN included).
     static V AddMaskTerm(V score, V term) { return term == -__builtin_inff() ? term : score + term; }
