@@ -103,13 +103,15 @@ class ColumnRunner : TaskRunner<kMasked> {
 
   public:
     // Whether the task runs here: vectors of at least 8 lanes, no int8 QKV (whose P quantisation goes lane by
-    // lane), items of more than kMaxLanes / 2 lanes (prefill row blocks, wide GQA and speculative steps). Such
+    // lane), items of more than kMaxLanes / 2 lanes (prefill row blocks, wide GQA and speculative steps), over
+    // kColumnMinKeys keys or more, or fewer where the row runner's staged key tile would not fit L1 (heads
+    // wider than kRowMaxDim: MLA's 576, whose 128 lanes would read each staged tile from L2 32 times). Such
     // an item never shares a task, so the choice does not depend on how many items the schedule groups (which
     // may depend on the thread count) and results stay bitwise identical for any thread count.
     static bool Takes(const KernelCall& call, const Task& task) {
         const int itemLanes = call.items[task.item].headCount * (task.rowEnd - task.rowBegin);
         return kW >= 8 && call.quant == plan::QuantPolicy::Mode::kNone && itemLanes > kMaxLanes / 2 &&
-               task.kvEnd - task.kvBegin >= kColumnMinKeys;
+               (task.kvEnd - task.kvBegin >= kColumnMinKeys || call.dimPad > kRowMaxDim);
     }
 
     ColumnRunner(const KernelCall& call, const Task& task, float* scratch)
@@ -139,7 +141,9 @@ class ColumnRunner : TaskRunner<kMasked> {
     }
 
   private:
-    static constexpr int32_t kColumnMinKeys = 256;  // fewer keys do not pay for the transposes
+    static constexpr int32_t kColumnMinKeys = 256;  // fewer keys do not pay for the setup (measured)
+    // kL1TileKeys staged fp32 rows of a wider head pass 32 KiB, a whole L1 data cache on the CPUs measured.
+    static constexpr int kRowMaxDim = 256;
     static constexpr float kLazyRescale = 8.0f;  // how far a tile's maximum may pass the reference unrescaled
 
     float* Column(ColumnField field) const { return fields_ + int64_t{field} * width_; }
