@@ -7,11 +7,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
+#include <variant>
+#include <vector>
 
+#include "atbx/operation.h"
+#include "plan/element.h"
 #include "support/cpu_path_fixture.h"
 #include "support/run_call.h"
 #include "support/sa_calls.h"
+#include "verify/random_fill.h"
 
 namespace atbx::test {
 namespace {
@@ -80,6 +86,35 @@ TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalIsNeverSkipped) {
     const RunResult run = Execute(call, Backend::kCpu, 2, Path());
     ASSERT_TRUE(run.status.ok()) << run.status.ToString();
     EXPECT_EQ(OutputClasses(call), expected);
+}
+
+// Each Execute bounds the keys it reads: the tile norms one call takes above the diagonal (kept per thread
+// across the row blocks of an item) do not carry over to the next call on the same operation and workspace,
+// whose keys past token 200 are 30000 times larger, so that the finite term no longer hides them from rows
+// under 200. One kv head and one sequence: every thread's last item of a call is the next call's first.
+TEST_P(PrefillPathTest, EachExecuteTakesTheNormsOfItsOwnKeys) {
+    Param p = Encoder(Param::MASK_TYPE_NORM_COMPRESS);
+    p.kvHeadNum = 1;
+    TestCall call = MakeSaCall(p, MakeSaShape(128, {300}, ACL_FLOAT16));
+    UseModelMaskTile(call, 0);
+    Operation* raw = nullptr;
+    ASSERT_TRUE(CreateOperation(std::get<Param>(call.param), &raw, call.platform).ok());
+    const std::unique_ptr<Operation> op(raw);
+    Context context{call.platform, 2, Backend::kCpu, Path()};
+    const VariantPack pack = call.Pack();
+    uint64_t workspaceSize = 0;
+    ASSERT_TRUE(op->Setup(pack, workspaceSize, &context).ok());
+    std::vector<uint8_t> workspace(workspaceSize);
+    ASSERT_TRUE(op->Execute(pack, workspace.data(), workspaceSize, &context).ok());
+    io::HostTensor& key = call.In("key");
+    for (int64_t i = int64_t{200} * 128; i < int64_t{300} * 128; ++i)
+        SetElement(key, i, plan::LoadElement(key.bytes.data(), key.desc.dtype, i) * 30000.0);
+    for (io::HostTensor& out : call.outputs)
+        verify::FillPoison(out.bytes.data(), out.desc.dtype, static_cast<int64_t>(ElementCount(out.desc)));
+    ASSERT_TRUE(op->Setup(pack, workspaceSize, &context).ok());
+    ASSERT_EQ(workspace.size(), workspaceSize);
+    ASSERT_TRUE(op->Execute(pack, workspace.data(), workspaceSize, &context).ok());
+    EXPECT_EQ(PrecisionFailure(call, ReferenceResult(call), 128, 400), "");
 }
 
 TEST_P(PrefillPathTest, OneTwoAndThreeThreadsGiveIdenticalBits) {

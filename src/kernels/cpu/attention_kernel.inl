@@ -369,6 +369,7 @@ class TaskRunner {
           razor_(scratch + call.layout.razor),
           acc_(scratch + call.layout.acc),
           lane_(scratch + call.layout.lane),
+          keyNormCache_(scratch + call.layout.keyNorms),
           directKeys_(itemLanes_ <= kDirectLanes && DirectRows(call.key, call.headDim, call.dimPad, false)),
           directValues_(itemLanes_ <= kDirectLanes && DirectRows(call.value, call.headDimV, call.dimVPad, true)) {}
 
@@ -437,6 +438,30 @@ class TaskRunner {
         }
         queryReach_ = reach;
         ownKeyNorm_ = own;
+        OpenKeyNorms();
+    }
+
+    // tileNorms_: the thread's cache of the item's tile norms (KeyNormTag), emptied when it held another's.
+    void OpenKeyNorms() {
+        const plan::WorkItem& item = items_[0];
+        float* cache = keyNormCache_;
+        const KeyNormTag tag{item.kvSequence, item.kvHead, item.kvBegin, item.kvEnd};
+        KeyNormTag held;
+        __builtin_memcpy(&held, cache, sizeof(held));
+        tileNorms_ = cache + kKeyNormTagFloats;
+        if (held == tag) return;
+        __builtin_memcpy(cache, &tag, sizeof(tag));
+        const int64_t tiles = (item.kvEnd - item.kvBegin + kL1TileKeys - 1) / kL1TileKeys;
+        for (int64_t t = 0; t < tiles; ++t)
+            tileNorms_[t] = kUnknownNorm;
+    }
+
+    // KeyNorm of the tile at j0 (kL1TileKeys keys from a multiple of them past the item's kvBegin, or to its
+    // end), through the thread's cache.
+    float TileKeyNorm(int32_t j0, int32_t n) {
+        float& norm = tileNorms_[(j0 - items_[0].kvBegin) / kL1TileKeys];
+        if (norm == kUnknownNorm) norm = KeyNorm(j0, n);
+        return norm;
     }
 
     // The largest norm of the item's keys [j0, j0 + n), n <= kTileKeys, converted into keys_ (NaN or inf when
@@ -468,7 +493,7 @@ class TaskRunner {
         const bool above = j0 > lastPos;
         const bool behind = window > 0 && j0 + n - 1 <= firstPos - window;
         if (!above && !behind) return false;
-        const float reach = queryReach_ * (KeyNorm(j0, n) + ownKeyNorm_) * (1.0f + 0x1p-10f);
+        const float reach = queryReach_ * (TileKeyNorm(j0, n) + ownKeyNorm_) * (1.0f + 0x1p-10f);
         return reach < 3e38f && reach + call_.finiteCausal.term < -104.0f;
     }
 
@@ -926,8 +951,10 @@ class TaskRunner {
     float* razor_;
     float* acc_;
     float* lane_;
+    float* keyNormCache_;  // KeyNormTag
     const bool directKeys_, directValues_;  // the tiles' rows read in place (DirectRows)
     float queryReach_ = -1.0f, ownKeyNorm_ = -1.0f;  // PrepareSkipping; -1: no tile is skipped
+    float* tileNorms_ = nullptr;                      // PrepareSkipping: the thread's tile norms of the item
 };
 
 #include "kernels/cpu/attention_columns.inl"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/cpu_features.h"
 #include "core/float16.h"
@@ -144,6 +145,10 @@ ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes) {
     layout.accColumns = take(dimVPad * width);
     layout.laneColumns = take(kLaneColumnFields * width);
     layout.pairColumns = take((kL1TileKeys + 1) / 2 * (dimVPad + width));
+    int64_t tiles = 0;
+    for (const WorkItem& item : plan.items)
+        tiles = std::max<int64_t>(tiles, (item.kvEnd - item.kvBegin + kL1TileKeys - 1) / kL1TileKeys);
+    layout.keyNorms = take(kKeyNormTagFloats + tiles);
     layout.total = at;
     return layout;
 }
@@ -347,6 +352,9 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.layout = LayoutFor(plan, counts.lanes);
     call.scratch = reinterpret_cast<float*>(base + regions.scratch);
     call.threads = core::ResolveThreads(threads);
+    for (int thread = 0; thread < call.threads; ++thread)
+        std::memcpy(call.scratch + thread * call.layout.total + call.layout.keyNorms, &kNoKeyNorms,
+                    sizeof(KeyNormTag));
     call.keysWhole = KeysWhole(plan);
     call.bf16Dots = core::HostCpu().avx512bf16 && call.queryDirect && call.queryType == ACL_BF16 &&
                     call.key.dtype == ACL_BF16 && call.key.channelTile == 0 && call.key.scale == nullptr &&

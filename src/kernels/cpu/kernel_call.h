@@ -82,8 +82,21 @@ struct ScratchLayout {
     int64_t laneColumns = 0;   // [kLaneColumnFields, P] per-lane factors and softmax state
     int64_t pairColumns =
         0;  // bf16PV: [T1 / 2, dimVPad] value pairs, then [T1 / 2, P] weight pairs (T1 = kL1TileKeys)
+    int64_t keyNorms = 0;  // finiteCausal: a KeyNormTag, then [tiles] (KeyNormTag says what)
     int64_t total = 0;
 };
+
+// The thread's cache of key norms for WeighsNothing (attention_kernel.inl): the largest key norm of each
+// kL1TileKeys-key tile of one item's keys [begin, end) of kv head kvHead of sequence `sequence`, counted from
+// `begin`, or kUnknownNorm. The row blocks of an item that run on one thread in turn then take each tile's
+// norms once, not once per row block. PrepareCall empties every thread's cache, as keys change between calls.
+struct KeyNormTag {
+    int64_t sequence, kvHead, begin, end;
+    bool operator==(const KeyNormTag&) const = default;
+};
+inline constexpr KeyNormTag kNoKeyNorms{-1, -1, -1, -1};  // an empty cache
+inline constexpr int64_t kKeyNormTagFloats = sizeof(KeyNormTag) / sizeof(float);
+inline constexpr float kUnknownNorm = -1.0f;
 
 // Per-lane arrays of ScratchLayout::lane: logit = ((dot + kDotBias) * kDotMul + razor * kRazorMul) *
 // kPostMul, the dot taken with the query times kQueryMul; kZeroWeight is 1 where the lane has a weight of 0
