@@ -166,6 +166,11 @@ void FinishStreaming() {
 #endif
 }
 
+// Rows of at most kShortRowBytes (one head of a compressed cache's token) are too short for the copy's own
+// requests ahead; the source of the row kRowsAhead rows on is requested instead.
+constexpr size_t kShortRowBytes = 1024;
+constexpr int64_t kRowsAhead = 16;
+
 // ND: channels [c0, c1) of each copied row are one contiguous run at both ends.
 template <bool kStreaming>
 void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, int64_t c1) {
@@ -174,6 +179,11 @@ void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
     auto* dst = static_cast<char*>(s.dst);
     const auto bytes = static_cast<size_t>((c1 - c0) * cut.elementSize);
     for (int64_t k = 0; k < count; ++k) {
+        if (k + kRowsAhead < count && bytes <= kShortRowBytes) {
+            const char* ahead = src + (rows[k + kRowsAhead].srcOffset + c0) * cut.elementSize;
+            for (size_t b = 0; b < bytes; b += 64)
+                PrefetchToL2(ahead + b);
+        }
         if (rows[k].srcRows > 1) continue;
         CopyBytes<kStreaming>(cut, dst + (rows[k].dstOffset + c0) * cut.elementSize,
                               src + (rows[k].srcOffset + c0) * cut.elementSize, bytes);
