@@ -444,13 +444,12 @@ class TaskRunner {
     // tileNorms_: the thread's cache of the item's tile norms (KeyNormTag), emptied when it held another's.
     void OpenKeyNorms() {
         const plan::WorkItem& item = items_[0];
-        float* cache = keyNormCache_;
         const KeyNormTag tag{item.kvSequence, item.kvHead, item.kvBegin, item.kvEnd};
         KeyNormTag held;
-        __builtin_memcpy(&held, cache, sizeof(held));
-        tileNorms_ = cache + kKeyNormTagFloats;
+        __builtin_memcpy(&held, keyNormCache_, sizeof(held));
+        tileNorms_ = keyNormCache_ + kKeyNormTagFloats;
         if (held == tag) return;
-        __builtin_memcpy(cache, &tag, sizeof(tag));
+        __builtin_memcpy(keyNormCache_, &tag, sizeof(tag));
         const int64_t tiles = (item.kvEnd - item.kvBegin + kL1TileKeys - 1) / kL1TileKeys;
         for (int64_t t = 0; t < tiles; ++t)
             tileNorms_[t] = kUnknownNorm;
