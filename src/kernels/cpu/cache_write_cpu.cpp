@@ -30,7 +30,9 @@ constexpr int64_t kStreamingBytes = 4 << 20;
 // Channels one mean sums at a time (fp32 accumulators on the stack).
 constexpr int64_t kMeanChannels = 256;
 
-// How a stream is cut: groups of rows times pieces of channels (a piece is a whole number of NZ tiles).
+// How a stream is cut: groups of rows times pieces of channels (a piece is a whole number of NZ tiles). A
+// group holds rowsPerTask entries of the stream's rows, each a run of rows in ND streams
+// (plan/cache_write.h): about kTaskBytes of rows where the runs are of average length.
 struct StreamCut {
     const CacheWriteStream* stream = nullptr;
     int64_t elementSize = 0;
@@ -60,6 +62,7 @@ StreamCut CutOf(const CacheWriteStream& stream, bool streaming) {
         cut.pieces = (stream.channels + cut.channelsPerPiece - 1) / cut.channelsPerPiece;
     }
     const auto rows = static_cast<int64_t>(stream.rows.size());
+    if (rows > 0) cut.rowsPerTask = std::max<int64_t>(1, cut.rowsPerTask * rows / stream.RowCount());  // runs
     cut.tasks = stream.channels == 0 ? 0 : (rows + cut.rowsPerTask - 1) / cut.rowsPerTask * cut.pieces;
     return cut;
 }
@@ -167,34 +170,92 @@ void FinishStreaming() {
 }
 
 // Rows of at most kShortRowBytes (one head of a compressed cache's token) are too short for the copy's own
-// requests ahead; the source of the row kRowsAhead rows on is requested instead.
+// requests ahead. Where a task's source rows fill the span they lie in (a group of tokens, every head: the
+// plan's order for compressed caches), the span is requested first, in address order; elsewhere the source
+// of the row kRowsAhead rows on is requested as each row is copied.
 constexpr size_t kShortRowBytes = 1024;
 constexpr int64_t kRowsAhead = 16;
+
+// The bytes [begin, end) that the copied rows' sources (channels [c0, c0 + bytes / elementSize)) lie in.
+struct SourceSpan {
+    const char* begin = nullptr;
+    const char* end = nullptr;
+    int64_t rowBytes = 0;  // bytes of the copied rows together
+};
+
+SourceSpan SourceSpanOf(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, size_t bytes) {
+    const CacheWriteStream& s = *cut.stream;
+    const auto* src = static_cast<const char*>(s.src);
+    SourceSpan span;
+    for (int64_t k = 0; k < count; ++k) {
+        if (rows[k].srcRows > 1) continue;
+        const char* first = src + (rows[k].srcOffset + c0) * cut.elementSize;
+        const char* last = first + (rows[k].runRows - 1) * s.srcRunStride * cut.elementSize;
+        span.begin = span.begin == nullptr ? std::min(first, last) : std::min({span.begin, first, last});
+        span.end = std::max({span.end, first + bytes, last + bytes});
+        span.rowBytes += rows[k].runRows * static_cast<int64_t>(bytes);
+    }
+    return span;
+}
+
+// Whether the task's short rows fill their source span (at most 1/8 of it read by no row of the task), which
+// is then requested in address order.
+bool RequestDenseSource(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, size_t bytes) {
+    const SourceSpan span = SourceSpanOf(cut, rows, count, c0, bytes);
+    if (span.begin == nullptr || (span.end - span.begin) * 7 > span.rowBytes * 8) return false;
+    for (const char* line = span.begin; line < span.end; line += 64)
+        PrefetchToL2(line);
+    return true;
+}
+
+// A position in a task's rows: row r of run k.
+struct RowCursor {
+    int64_t k = 0;
+    int32_t r = 0;
+
+    void Next(const RowWrite* rows, int64_t count) {
+        if (k < count && ++r >= rows[k].runRows) {
+            ++k;
+            r = 0;
+        }
+    }
+};
 
 // ND: channels [c0, c1) of each copied row are one contiguous run at both ends.
 template <bool kStreaming>
 void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, int64_t c1) {
     const CacheWriteStream& s = *cut.stream;
-    const auto* src = static_cast<const char*>(s.src);
-    auto* dst = static_cast<char*>(s.dst);
+    const auto* src = static_cast<const char*>(s.src) + c0 * cut.elementSize;
+    auto* dst = static_cast<char*>(s.dst) + c0 * cut.elementSize;
     const auto bytes = static_cast<size_t>((c1 - c0) * cut.elementSize);
+    const bool shortRows = bytes <= kShortRowBytes;
+    const bool requestAhead = shortRows && !RequestDenseSource(cut, rows, count, c0, bytes);
+    RowCursor ahead;
+    for (int64_t i = 0; requestAhead && i < kRowsAhead; ++i)
+        ahead.Next(rows, count);
     for (int64_t k = 0; k < count; ++k) {
-        if (k + kRowsAhead < count && bytes <= kShortRowBytes) {
-            const char* ahead = src + (rows[k + kRowsAhead].srcOffset + c0) * cut.elementSize;
-            for (size_t b = 0; b < bytes; b += 64)
-                PrefetchToL2(ahead + b);
+        const RowWrite& run = rows[k];
+        for (int32_t r = 0; r < run.runRows; ++r) {
+            if (requestAhead && ahead.k < count) {
+                const char* next =
+                    src + (rows[ahead.k].srcOffset + ahead.r * s.srcRunStride) * cut.elementSize;
+                for (size_t b = 0; b < bytes; b += 64)
+                    PrefetchToL2(next + b);
+                ahead.Next(rows, count);
+            }
+            if (run.srcRows > 1) continue;
+            CopyBytes<kStreaming>(cut, dst + (run.dstOffset + r * s.dstRunStride) * cut.elementSize,
+                                  src + (run.srcOffset + r * s.srcRunStride) * cut.elementSize, bytes);
         }
-        if (rows[k].srcRows > 1) continue;
-        CopyBytes<kStreaming>(cut, dst + (rows[k].dstOffset + c0) * cut.elementSize,
-                              src + (rows[k].srcOffset + c0) * cut.elementSize, bytes);
     }
 }
 
-// FRACTAL_NZ: a row's channels [j * tile, (j + 1) * tile) are contiguous in the cache. Tiles outside, rows
-// inside: consecutive slots of a block lie next to each other within a tile, so each tile's writes run along
-// the cache (rows outside, tiles inside would scatter every row over a line per tile, measured ten times
-// slower). The task's source rows are first requested in order, so the tile passes, which read them across,
-// find them in L2. kTileBytes > 0: whole tiles of that many bytes; 0: any run.
+// FRACTAL_NZ (whose rows are never joined into runs): a row's channels [j * tile, (j + 1) * tile) are
+// contiguous in the cache. Tiles outside, rows inside: consecutive slots of a block lie next to each other
+// within a tile, so each tile's writes run along the cache (rows outside, tiles inside would scatter every
+// row over a line per tile, measured ten times slower). The task's source rows are first requested in order,
+// so the tile passes, which read them across, find them in L2. kTileBytes > 0: whole tiles of that many
+// bytes; 0: any run.
 template <int kTileBytes, bool kStreaming>
 void CopyNzRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, int64_t c1) {
     const CacheWriteStream& s = *cut.stream;
@@ -282,7 +343,7 @@ struct Phase {
 void ExecuteCacheWrites(const plan::CacheWritePlan& plan, int threads) {
     int64_t written = 0;
     for (const CacheWriteStream& stream : plan.streams)
-        written += static_cast<int64_t>(stream.rows.size()) * stream.channels * DataTypeSize(stream.dtype);
+        written += stream.RowCount() * stream.channels * static_cast<int64_t>(DataTypeSize(stream.dtype));
     const bool streaming = written >= kStreamingBytes;
     Phase phase;
     for (const CacheWriteStream& stream : plan.streams) {

@@ -10,6 +10,15 @@ namespace {
 using plan::CacheWriteStream;
 using plan::RowWrite;
 
+// Row r of a run.
+RowWrite RowOfRun(const CacheWriteStream& stream, const RowWrite& run, int32_t r) {
+    RowWrite row = run;
+    row.runRows = 1;
+    row.srcOffset += r * stream.srcRunStride;
+    row.dstOffset += r * stream.dstRunStride;
+    return row;
+}
+
 void CopyRow(const CacheWriteStream& stream, const RowWrite& row, int64_t elementSize) {
     const auto* src = static_cast<const char*>(stream.src);
     auto* dst = static_cast<char*>(stream.dst);
@@ -48,9 +57,10 @@ void ExecuteCacheWrites(const plan::CacheWritePlan& plan) {
         for (const RowWrite& row : stream.rows) {
             if (row.srcRows > 1) {
                 WriteMean(stream, row);
-            } else {
-                CopyRow(stream, row, elementSize);
+                continue;
             }
+            for (int32_t r = 0; r < row.runRows; ++r)
+                CopyRow(stream, RowOfRun(stream, row, r), elementSize);
         }
     }
 }

@@ -72,6 +72,8 @@ CacheWriteStream EmptyStream(const RacSubject& s, Input cache, Input stored, con
     stream.channels = layout.rowChannels;
     stream.dstChannelTile = layout.tile;
     stream.dstChannelTileStride = layout.blockSize * layout.tile;
+    stream.srcRunStride = s.Compressed() ? s.Heads() * layout.rowChannels : layout.rowChannels;  // next token
+    stream.dstRunStride = layout.tile == 0 ? layout.rowChannels : 0;                             // next slot
     stream.rows = std::move(rows);
     return stream;
 }
@@ -85,7 +87,7 @@ void AddTokenRows(const RacSubject& s, const CacheLayout& layout, CacheWriteStre
         RowWrite row;
         row.srcOffset = static_cast<int64_t>(t) * layout.rowChannels;
         row.dstOffset = layout.RowOffset(slots[t]);
-        stream->rows.push_back(row);
+        stream->Add(row);
     }
 }
 
@@ -116,11 +118,41 @@ bool HeadRow(const RacSubject& s, const HeadWindow& w, int64_t j, const CacheLay
     return true;
 }
 
-// Tokens a head's rows are planned together for, head after head: the key rows of a group (kHeadGroupTokens
-// tokens, every head) stay in L2 while each head writes a run of consecutive cache rows. Writing token by
-// token instead (each token's heads side by side) scatters the stores over every head's run at once, which
-// measured several times slower; head after head over the whole sequence reads the key with a stride.
-constexpr int64_t kHeadGroupTokens = 64;
+// Tokens whose rows are planned together, head after head: the source rows of a group (every head of its
+// tokens) make about one task of the CPU copy (64 KiB, kernels/cpu/cache_write_cpu.cpp), so that the task
+// reads the group's source once, in address order, into L2 while each head writes a run of consecutive cache
+// rows. Writing token by token instead (each token's heads side by side) scatters the stores over every
+// head's run at once, which measured several times slower; head after head over the whole sequence reads the
+// source with a stride.
+constexpr int64_t kHeadGroupBytes = 64 * 1024;
+constexpr int64_t kHeadGroupMinTokens = 8;  // the shortest run of rows a head writes at a time
+
+int64_t HeadGroupTokens(const RacSubject& s, const CacheLayout& layout, aclDataType dtype) {
+    const auto tokenBytes = static_cast<int64_t>(s.Heads() * layout.rowChannels * DataTypeSize(dtype));
+    return std::max(kHeadGroupMinTokens, kHeadGroupBytes / std::max<int64_t>(1, tokenBytes));
+}
+
+// The rows of tokens [j0, j1) of one head, each stretch of copied tokens as one run where the cache is ND
+// (HeadRow of its first token, the rest following at the stream's run steps), token by token otherwise.
+void AddHeadTokens(const RacSubject& s, const HeadWindow& w, int64_t j0, int64_t j1,
+                   const CacheLayout& layout, CacheWriteStream* stream) {
+    const auto addCopies = [&](int64_t begin, int64_t end) {
+        for (int64_t j = begin; j < end; ++j) {
+            RowWrite row;
+            if (!HeadRow(s, w, j, layout, &row)) continue;
+            if (layout.tile == 0) row.runRows = static_cast<int32_t>(end - j);
+            stream->rows.push_back(row);
+            if (layout.tile == 0) return;
+        }
+    };
+    if (!s.Rope()) return addCopies(std::max(j0, w.length - w.window), j1);
+    if (!Averages(s, w)) return addCopies(j0, j1);
+    addCopies(j0, std::min(j1, w.offset));
+    RowWrite mean;
+    if (w.offset >= j0 && w.offset < j1 && HeadRow(s, w, w.offset, layout, &mean))
+        stream->rows.push_back(mean);
+    addCopies(std::max(j0, w.offset + w.window), j1);
+}
 
 void AddHeadRows(const RacSubject& s, const CacheLayout& layout, CacheWriteStream* stream) {
     const std::vector<HeadWindow> windows = HeadWindows(s);
@@ -133,13 +165,12 @@ void AddHeadRows(const RacSubject& s, const CacheLayout& layout, CacheWriteStrea
         while (end < windows.size() && windows[end].batch == windows[first].batch)
             ++end;
         const int64_t length = windows[first].length;
-        for (int64_t group = 0; group < length; group += kHeadGroupTokens) {
+        const int64_t groupTokens = HeadGroupTokens(s, layout, stream->dtype);
+        for (int64_t group = 0; group < length; group += groupTokens) {
             for (size_t k = first; k < end; ++k) {
-                if (windows[k].slot < 0) continue;
-                for (int64_t j = group; j < std::min(length, group + kHeadGroupTokens); ++j) {
-                    RowWrite row;
-                    if (HeadRow(s, windows[k], j, layout, &row)) stream->rows.push_back(row);
-                }
+                if (windows[k].slot >= 0)
+                    AddHeadTokens(s, windows[k], group, std::min(length, group + groupTokens), layout,
+                                  stream);
             }
         }
         first = end;

@@ -104,6 +104,8 @@ plan::CacheWriteStream Writes(const SaSubject& s, const Geometry& g, Input input
     stream.channels = g.kvHeads * headSize;
     stream.dstChannelTile = target.channelTile;
     stream.dstChannelTileStride = target.channelTileStride;
+    stream.srcRunStride = stream.channels;  // the next token
+    stream.dstRunStride = target.channelTile == 0 ? stream.channels : 0;
     size_t rows = 0;
     for (const BatchSpan& span : spans)
         rows += span.writesCache ? static_cast<size_t>(span.qLen) : 0;
@@ -115,7 +117,7 @@ plan::CacheWriteStream Writes(const SaSubject& s, const Geometry& g, Input input
             plan::RowWrite row;
             row.srcOffset = (span.row + t) * stream.channels;
             row.dstOffset = target.RowOffset(span.kvSequence, firstPosition + t, 0);
-            stream.rows.push_back(row);
+            stream.Add(row);
         }
     }
     return stream;
