@@ -170,9 +170,9 @@ void FinishStreaming() {
 }
 
 // Rows of at most kShortRowBytes (one head of a compressed cache's token) are too short for the copy's own
-// requests ahead. Where a task's source rows fill the span they lie in (a group of tokens, every head: the
-// plan's order for compressed caches), the span is requested first, in address order; elsewhere the source
-// of the row kRowsAhead rows on is requested as each row is copied.
+// requests ahead. Where a task's source rows fill the span they lie in (groups of tokens, every head: the
+// plan's order for compressed caches), the span is requested in address order ahead of the copy
+// (DenseRequests); elsewhere the source of the row kRowsAhead rows on is requested as each row is copied.
 constexpr size_t kShortRowBytes = 1024;
 constexpr int64_t kRowsAhead = 16;
 
@@ -198,15 +198,32 @@ SourceSpan SourceSpanOf(const StreamCut& cut, const RowWrite* rows, int64_t coun
     return span;
 }
 
-// Whether the task's short rows fill their source span (at most 1/8 of it read by no row of the task), which
-// is then requested in address order.
-bool RequestDenseSource(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, size_t bytes) {
-    const SourceSpan span = SourceSpanOf(cut, rows, count, c0, bytes);
-    if (span.begin == nullptr || (span.end - span.begin) * 7 > span.rowBytes * 8) return false;
-    for (const char* line = span.begin; line < span.end; line += 64)
-        PrefetchToL2(line);
-    return true;
-}
+// The task's source span requested in address order, kLeadBytes ahead of the row being copied: where the
+// task's short rows fill their span (at most 1/8 of it read by no row of the task), groups of tokens whose
+// heads are copied one after another (rac_plan.cpp), the next group arrives while this one is copied.
+constexpr int64_t kLeadBytes = 16 * 1024;
+
+class DenseRequests {
+  public:
+    DenseRequests() = default;
+    DenseRequests(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, size_t bytes) {
+        const SourceSpan span = SourceSpanOf(cut, rows, count, c0, bytes);
+        if (span.begin == nullptr || (span.end - span.begin) * 7 > span.rowBytes * 8) return;
+        next_ = span.begin - reinterpret_cast<uintptr_t>(span.begin) % 64;
+        end_ = span.end;
+    }
+    bool Dense() const { return end_ != nullptr; }
+    // Requests the span's lines up to kLeadBytes past `to`.
+    void RequestTo(const char* to) {
+        const char* upTo = std::min(end_, to + kLeadBytes);
+        for (; next_ < upTo; next_ += 64)
+            PrefetchToL2(next_);
+    }
+
+  private:
+    const char* next_ = nullptr;
+    const char* end_ = nullptr;
+};
 
 // A position in a task's rows: row r of run k.
 struct RowCursor {
@@ -229,7 +246,8 @@ void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
     auto* dst = static_cast<char*>(s.dst) + c0 * cut.elementSize;
     const auto bytes = static_cast<size_t>((c1 - c0) * cut.elementSize);
     const bool shortRows = bytes <= kShortRowBytes;
-    const bool requestAhead = shortRows && !RequestDenseSource(cut, rows, count, c0, bytes);
+    DenseRequests dense = shortRows ? DenseRequests(cut, rows, count, c0, bytes) : DenseRequests();
+    const bool requestAhead = shortRows && !dense.Dense();
     RowCursor ahead;
     for (int64_t i = 0; requestAhead && i < kRowsAhead; ++i)
         ahead.Next(rows, count);
@@ -244,8 +262,10 @@ void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
                 ahead.Next(rows, count);
             }
             if (run.srcRows > 1) continue;
-            CopyBytes<kStreaming>(cut, dst + (run.dstOffset + r * s.dstRunStride) * cut.elementSize,
-                                  src + (run.srcOffset + r * s.srcRunStride) * cut.elementSize, bytes);
+            const char* from = src + (run.srcOffset + r * s.srcRunStride) * cut.elementSize;
+            if (dense.Dense()) dense.RequestTo(from + bytes);
+            CopyBytes<kStreaming>(cut, dst + (run.dstOffset + r * s.dstRunStride) * cut.elementSize, from,
+                                  bytes);
         }
     }
 }

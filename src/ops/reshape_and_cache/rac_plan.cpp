@@ -119,12 +119,12 @@ bool HeadRow(const RacSubject& s, const HeadWindow& w, int64_t j, const CacheLay
 }
 
 // Tokens whose rows are planned together, head after head: the source rows of a group (every head of its
-// tokens) make about one task of the CPU copy (64 KiB, kernels/cpu/cache_write_cpu.cpp), so that the task
-// reads the group's source once, in address order, into L2 while each head writes a run of consecutive cache
-// rows. Writing token by token instead (each token's heads side by side) scatters the stores over every
-// head's run at once, which measured several times slower; head after head over the whole sequence reads the
-// source with a stride.
-constexpr int64_t kHeadGroupBytes = 64 * 1024;
+// tokens, a quarter of a task of the CPU copy, kernels/cpu/cache_write_cpu.cpp) are read once, in address
+// order, into L2 (the next group's meanwhile) while each head writes a run of consecutive cache rows. Writing
+// token by token instead (each token's heads side by side) scatters the stores over every head's run at once,
+// which measured several times slower; head after head over the whole sequence reads the source with a
+// stride.
+constexpr int64_t kHeadGroupBytes = 16 * 1024;
 constexpr int64_t kHeadGroupMinTokens = 8;  // the shortest run of rows a head writes at a time
 
 int64_t HeadGroupTokens(const RacSubject& s, const CacheLayout& layout, aclDataType dtype) {
