@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/float16.h"
 #include "plan/element.h"
 #include "support/pa_logical.h"
 
@@ -80,6 +81,57 @@ TEST_P(PaDequantTest, DequantisesPerChannelOfTheKvHead) {
                    kScale[ch];
         }
         return l.param.qkScale * dot + m[(at.b * l.Heads() + at.h) * cols + at.j];
+    };
+    f.value = [&](const PaIndex& at, int64_t c) {
+        const int64_t ch = at.kvh * l.headDimV + c;
+        return (l.Value(at.sequence, at.j, at.cacheHead, c) + vOffset[ch]) * vScale[ch];
+    };
+    ExpectReferenceMatches(call, DirectAttention(l, f));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
+}
+
+// Queries whose channels span six orders of magnitude (one channel per query row and head 10^3 times the
+// others, 10^-3 for a few) over int8 keys with offsets: the dequantisation folded into the query
+// (docs/decisions.md) meets the precision standard on every path, the small channels included.
+TEST(PaDequantWideQueries, MeetThePrecisionStandardOnEveryPath) {
+    std::mt19937_64 rng(977);
+    PaLogical l = DecodeLogical(8, 2, 64, 16, {150, 37, 1}, ACL_FLOAT16);
+    l.cacheDtype = ACL_INT8;
+    l.param.quantType = Param::TYPE_DEQUANT_FUSION;
+    l.param.hasQuantOffset = true;
+    l.param.qkScale = 0.125f;
+    FillRandom(l, rng);
+    std::uniform_int_distribution<int64_t> channel(0, l.headDim - 1);
+    for (size_t base = 0; base < l.query.size(); base += static_cast<size_t>(l.headDim)) {
+        l.query[base + static_cast<size_t>(channel(rng))] *= 1000.0;
+        for (int k = 0; k < 4; ++k)
+            l.query[base + static_cast<size_t>(channel(rng))] *= 1e-3;
+    }
+    for (double& q : l.query)  // fp16 queries: the expected values use the rounded ones
+        q = static_cast<double>(core::HalfToFloat(core::DoubleToHalf(q)));
+    const int64_t channels = l.KvHeads() * l.headDim;
+    const std::vector<double> kScale = RandomValues(ACL_FLOAT, channels, 1e-3, 3e-3, rng);
+    const std::vector<double> vScale = RandomValues(ACL_FLOAT, channels, -0.02, 0.02, rng);
+    std::vector<double> kOffset(channels), vOffset(channels);
+    std::uniform_int_distribution<int> offset(-20, 19);
+    for (size_t c = 0; c < kOffset.size(); ++c) {
+        kOffset[c] = offset(rng);
+        vOffset[c] = offset(rng);
+    }
+    l.extra["kDescale"] = ValuesTensor(ACL_FLOAT, {channels}, kScale);
+    l.extra["vDescale"] = ValuesTensor(ACL_FLOAT, {channels}, vScale);
+    l.extra["kOffset"] = ValuesTensor(ACL_INT32, {channels}, kOffset);
+    l.extra["vOffset"] = ValuesTensor(ACL_INT32, {channels}, vOffset);
+    TestCall call = BuildCall(l, rng);
+    PaFormula f;
+    f.logit = [&](const PaIndex& at) {
+        double dot = 0.0;
+        for (int64_t c = 0; c < l.headDim; ++c) {
+            const int64_t ch = at.kvh * l.headDim + c;
+            dot += l.Query(at.row, at.h, c) * (l.Key(at.sequence, at.j, at.cacheHead, c) + kOffset[ch]) *
+                   kScale[ch];
+        }
+        return l.param.qkScale * dot;
     };
     f.value = [&](const PaIndex& at, int64_t c) {
         const int64_t ch = at.kvh * l.headDimV + c;
