@@ -29,6 +29,31 @@ io::HostTensor Int64Descale(const std::vector<double>& values) {
     return t;
 }
 
+// Per-channel (kv head, channel) descales and offsets of DEQUANT_FUSION, [kvHeads * D].
+struct Descales {
+    std::vector<double> kScale, kOffset, vScale, vOffset;
+};
+
+// K^[j][c] = (K8[j][c] + kOffset[k*D + c]) * kScale[k*D + c] for kv head k, likewise V; logit = qkScale *
+// q.K^.
+PaFormula DequantFormula(const PaLogical& l, const Descales& d) {
+    PaFormula f;
+    f.logit = [&l, &d](const PaIndex& at) {
+        double dot = 0.0;
+        for (int64_t c = 0; c < l.headDim; ++c) {
+            const int64_t ch = at.kvh * l.headDim + c;
+            dot += l.Query(at.row, at.h, c) * (l.Key(at.sequence, at.j, at.cacheHead, c) + d.kOffset[ch]) *
+                   d.kScale[ch];
+        }
+        return l.param.qkScale * dot;
+    };
+    f.value = [&l, &d](const PaIndex& at, int64_t c) {
+        const int64_t ch = at.kvh * l.headDimV + c;
+        return (l.Value(at.sequence, at.j, at.cacheHead, c) + d.vOffset[ch]) * d.vScale[ch];
+    };
+    return f;
+}
+
 struct DequantCase {
     aclDataType q;
     aclDataType descale;
@@ -38,8 +63,7 @@ struct DequantCase {
 
 class PaDequantTest : public testing::TestWithParam<DequantCase> {};
 
-// K^[j][c] = (K8[j][c] + kOffset[k*D + c]) * kDescale[k*D + c] for kv head k, likewise V; then the float
-// formula with an ALIBI [B, H, 1, S] mask.
+// DequantFormula with an ALIBI [B, H, 1, S] mask.
 TEST_P(PaDequantTest, DequantisesPerChannelOfTheKvHead) {
     const DequantCase& dc = GetParam();
     std::mt19937_64 rng(600 + dc.heads + (dc.offsets ? 50 : 0));
@@ -51,40 +75,33 @@ TEST_P(PaDequantTest, DequantisesPerChannelOfTheKvHead) {
     l.param.qkScale = 0.05f;
     FillRandom(l, rng);
     const int64_t channels = l.KvHeads() * l.headDim;
-    std::vector<double> kScale = RandomValues(ACL_FLOAT, channels, 0.1, 0.6, rng);
-    std::vector<double> vScale = RandomValues(ACL_FLOAT, channels, -0.6, 0.6, rng);
-    std::vector<double> kOffset(channels, 0.0), vOffset(channels, 0.0);
+    Descales d;
+    d.kScale = RandomValues(ACL_FLOAT, channels, 0.1, 0.6, rng);
+    d.vScale = RandomValues(ACL_FLOAT, channels, -0.6, 0.6, rng);
+    d.kOffset.assign(channels, 0.0);
+    d.vOffset.assign(channels, 0.0);
     const auto descale = [&](const std::vector<double>& v) {
         return dc.descale == ACL_INT64 ? Int64Descale(v) : ValuesTensor(ACL_FLOAT, {channels}, v);
     };
-    l.extra["kDescale"] = descale(kScale);
-    l.extra["vDescale"] = descale(vScale);
+    l.extra["kDescale"] = descale(d.kScale);
+    l.extra["vDescale"] = descale(d.vScale);
     if (dc.offsets) {
         std::uniform_int_distribution<int> offset(-20, 19);
-        for (double& o : kOffset)
+        for (double& o : d.kOffset)
             o = offset(rng);
-        for (double& o : vOffset)
+        for (double& o : d.vOffset)
             o = offset(rng);
-        l.extra["kOffset"] = ValuesTensor(ACL_INT32, {channels}, kOffset);
-        l.extra["vOffset"] = ValuesTensor(ACL_INT32, {channels}, vOffset);
+        l.extra["kOffset"] = ValuesTensor(ACL_INT32, {channels}, d.kOffset);
+        l.extra["vOffset"] = ValuesTensor(ACL_INT32, {channels}, d.vOffset);
     }
     const int64_t cols = 35;
     const std::vector<double> m = RandomValues(dc.q, 3 * l.Heads() * cols, -2, 2, rng);
     l.extra["mask"] = ValuesTensor(dc.q, {3, l.Heads(), 1, cols}, m);
     TestCall call = BuildCall(l, rng);
-    PaFormula f;
+    PaFormula f = DequantFormula(l, d);
+    const auto dequantLogit = f.logit;
     f.logit = [&](const PaIndex& at) {
-        double dot = 0.0;
-        for (int64_t c = 0; c < l.headDim; ++c) {
-            const int64_t ch = at.kvh * l.headDim + c;
-            dot += l.Query(at.row, at.h, c) * (l.Key(at.sequence, at.j, at.cacheHead, c) + kOffset[ch]) *
-                   kScale[ch];
-        }
-        return l.param.qkScale * dot + m[(at.b * l.Heads() + at.h) * cols + at.j];
-    };
-    f.value = [&](const PaIndex& at, int64_t c) {
-        const int64_t ch = at.kvh * l.headDimV + c;
-        return (l.Value(at.sequence, at.j, at.cacheHead, c) + vOffset[ch]) * vScale[ch];
+        return dequantLogit(at) + m[(at.b * l.Heads() + at.h) * cols + at.j];
     };
     ExpectReferenceMatches(call, DirectAttention(l, f));
     ExpectCpuPaths(call, l.headDimV, MaxContext(l));
@@ -110,34 +127,18 @@ TEST(PaDequantWideQueries, MeetThePrecisionStandardOnEveryPath) {
     for (double& q : l.query)  // fp16 queries: the expected values use the rounded ones
         q = static_cast<double>(core::HalfToFloat(core::DoubleToHalf(q)));
     const int64_t channels = l.KvHeads() * l.headDim;
-    const std::vector<double> kScale = RandomValues(ACL_FLOAT, channels, 1e-3, 3e-3, rng);
-    const std::vector<double> vScale = RandomValues(ACL_FLOAT, channels, -0.02, 0.02, rng);
-    std::vector<double> kOffset(channels), vOffset(channels);
+    Descales d;
+    d.kScale = RandomValues(ACL_FLOAT, channels, 1e-3, 3e-3, rng);
+    d.vScale = RandomValues(ACL_FLOAT, channels, -0.02, 0.02, rng);
     std::uniform_int_distribution<int> offset(-20, 19);
-    for (size_t c = 0; c < kOffset.size(); ++c) {
-        kOffset[c] = offset(rng);
-        vOffset[c] = offset(rng);
-    }
-    l.extra["kDescale"] = ValuesTensor(ACL_FLOAT, {channels}, kScale);
-    l.extra["vDescale"] = ValuesTensor(ACL_FLOAT, {channels}, vScale);
-    l.extra["kOffset"] = ValuesTensor(ACL_INT32, {channels}, kOffset);
-    l.extra["vOffset"] = ValuesTensor(ACL_INT32, {channels}, vOffset);
+    for (int64_t c = 0; c < 2 * channels; ++c)
+        (c < channels ? d.kOffset : d.vOffset).push_back(offset(rng));
+    l.extra["kDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.kScale);
+    l.extra["vDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.vScale);
+    l.extra["kOffset"] = ValuesTensor(ACL_INT32, {channels}, d.kOffset);
+    l.extra["vOffset"] = ValuesTensor(ACL_INT32, {channels}, d.vOffset);
     TestCall call = BuildCall(l, rng);
-    PaFormula f;
-    f.logit = [&](const PaIndex& at) {
-        double dot = 0.0;
-        for (int64_t c = 0; c < l.headDim; ++c) {
-            const int64_t ch = at.kvh * l.headDim + c;
-            dot += l.Query(at.row, at.h, c) * (l.Key(at.sequence, at.j, at.cacheHead, c) + kOffset[ch]) *
-                   kScale[ch];
-        }
-        return l.param.qkScale * dot;
-    };
-    f.value = [&](const PaIndex& at, int64_t c) {
-        const int64_t ch = at.kvh * l.headDimV + c;
-        return (l.Value(at.sequence, at.j, at.cacheHead, c) + vOffset[ch]) * vScale[ch];
-    };
-    ExpectReferenceMatches(call, DirectAttention(l, f));
+    ExpectReferenceMatches(call, DirectAttention(l, DequantFormula(l, d)));
     ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
