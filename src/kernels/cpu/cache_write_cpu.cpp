@@ -245,6 +245,9 @@ void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
     const auto* src = static_cast<const char*>(s.src) + c0 * cut.elementSize;
     auto* dst = static_cast<char*>(s.dst) + c0 * cut.elementSize;
     const auto bytes = static_cast<size_t>((c1 - c0) * cut.elementSize);
+    const auto sourceRow = [&](const RowWrite& run, int32_t r) {
+        return src + (run.srcOffset + r * s.srcRunStride) * cut.elementSize;
+    };
     const bool shortRows = bytes <= kShortRowBytes;
     DenseRequests dense = shortRows ? DenseRequests(cut, rows, count, c0, bytes) : DenseRequests();
     const bool requestAhead = shortRows && !dense.Dense();
@@ -255,14 +258,13 @@ void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
         const RowWrite& run = rows[k];
         for (int32_t r = 0; r < run.runRows; ++r) {
             if (requestAhead && ahead.k < count) {
-                const char* next =
-                    src + (rows[ahead.k].srcOffset + ahead.r * s.srcRunStride) * cut.elementSize;
+                const char* next = sourceRow(rows[ahead.k], ahead.r);
                 for (size_t b = 0; b < bytes; b += 64)
                     PrefetchToL2(next + b);
                 ahead.Next(rows, count);
             }
             if (run.srcRows > 1) continue;
-            const char* from = src + (run.srcOffset + r * s.srcRunStride) * cut.elementSize;
+            const char* from = sourceRow(run, r);
             if (dense.Dense()) dense.RequestTo(from + bytes);
             CopyBytes<kStreaming>(cut, dst + (run.dstOffset + r * s.dstRunStride) * cut.elementSize, from,
                                   bytes);

@@ -156,16 +156,19 @@ void AddHeadTokens(const RacSubject& s, const HeadWindow& w, int64_t j0, int64_t
 
 void AddHeadRows(const RacSubject& s, const CacheLayout& layout, CacheWriteStream* stream) {
     const std::vector<HeadWindow> windows = HeadWindows(s);
-    size_t rows = 0;
-    for (const HeadWindow& w : windows)
-        rows += w.slot < 0 ? 0 : static_cast<size_t>(RowsWritten(s, w));
-    stream->rows.reserve(rows);
+    const int64_t groupTokens = HeadGroupTokens(s, layout, stream->dtype);
+    size_t entries = 0;  // ND: at most a run per group, and one more run and a mean where a head averages
+    for (const HeadWindow& w : windows) {
+        if (w.slot < 0) continue;
+        entries += static_cast<size_t>(layout.tile == 0 ? (w.length + groupTokens - 1) / groupTokens + 2
+                                                        : RowsWritten(s, w));
+    }
+    stream->rows.reserve(entries);
     for (size_t first = 0; first < windows.size();) {  // the items of one sequence: [first, end)
         size_t end = first;
         while (end < windows.size() && windows[end].batch == windows[first].batch)
             ++end;
         const int64_t length = windows[first].length;
-        const int64_t groupTokens = HeadGroupTokens(s, layout, stream->dtype);
         for (int64_t group = 0; group < length; group += groupTokens) {
             for (size_t k = first; k < end; ++k) {
                 if (windows[k].slot >= 0)
