@@ -1,5 +1,6 @@
 // Items of more than 32 lanes of one kv head (prefill row blocks, wide GQA and speculative decode steps),
-// which the vector paths run in columns (src/kernels/cpu/attention_columns.inl): every CPU path of the
+// which the vector paths run in columns (src/kernels/cpu/attention_columns.inl), and bf16 items from 16
+// lanes, which cpu:avx512 runs there where the CPU has bf16 dot products: every CPU path of the
 // registry, forced in turn, against the float64 reference under the precision standard. Logits spread over
 // ±10 and more, so that the rescales of the running sums matter; values near the bf16 maximum, and large
 // values under wide logits (which bf16 P.V leaves to fp32 weights); tensor and
@@ -160,6 +161,37 @@ TestCall WideSpeculativeStep() {
     TestCall call = MakePaCall(param, shape);
     ScaleElements(call.In("query"), 4.0);
     return call;
+}
+
+// bf16 speculative steps of 4, 5 and 3 tokens, 4 query heads per kv head (16, 20 and 12 lanes: cpu:avx512
+// with bf16 dot products runs the first two alone in columns, the rest grouped in rows), over 1500, 700 and
+// 33 keys.
+TestCall NarrowSpeculativeStep() {
+    PaParam param;
+    param.headNum = 16;
+    param.kvHeadNum = 4;
+    param.qkScale = static_cast<float>(1.0 / std::sqrt(128.0));
+    param.calcType = PaParam::CALC_TYPE_SPEC;
+    param.maskType = PaParam::MASK_TYPE_SPEC;
+    PaShape shape;
+    shape.headSize = 128;
+    shape.blockSize = 16;
+    shape.contextLens = {1500, 700, 33};
+    shape.qSeqLen = {4, 5, 3};
+    shape.dtype = ACL_BF16;
+    TestCall call = MakePaCall(param, shape);
+    ScaleElements(call.In("query"), 4.0);
+    return call;
+}
+
+TEST_P(ColumnRunnerTest, NarrowBf16SpeculativeStepsMeetThePrecisionStandard) {
+    TestCall call = NarrowSpeculativeStep();
+    ExpectMeetsTheStandard(call, 128, 1500);
+}
+
+TEST_P(ColumnRunnerTest, NarrowBf16SpeculativeStepsGiveIdenticalBitsOnOneTwoAndThreeThreads) {
+    TestCall call = NarrowSpeculativeStep();
+    ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
 }
 
 TEST_P(ColumnRunnerTest, SpeculativeStepsOverSeveralChunksMeetThePrecisionStandard) {

@@ -93,9 +93,9 @@ class ColumnRunner : TaskRunner<kMasked> {
     using Base::acc_;
     using Base::call_;
     using Base::Field;
+    using Base::itemLanes_;
     using Base::items_;
     using Base::keys_;
-    using Base::lanes_;
     using Base::query_;
     using Base::razor_;
     using Base::task_;
@@ -103,38 +103,45 @@ class ColumnRunner : TaskRunner<kMasked> {
 
   public:
     // Whether the task runs here: vectors of at least 8 lanes, no int8 QKV (whose P quantisation goes lane by
-    // lane), items of more than kMaxLanes / 2 lanes (prefill row blocks, wide GQA and speculative steps), over
-    // kColumnMinKeys keys or more, or fewer where the row runner's staged key tile would not fit L1 (heads
-    // wider than kRowMaxDim: MLA's 576, whose 128 lanes would read each staged tile from L2 32 times). Such
-    // an item never shares a task, so the choice does not depend on how many items the schedule groups (which
-    // may depend on the thread count) and results stay bitwise identical for any thread count.
+    // lane), items of KernelCall::columnItemLanes lanes or more (prefill row blocks, wide GQA and speculative
+    // steps; bf16 ones from one vector of lanes), over kColumnMinKeys keys or more, or fewer where the row
+    // runner's staged key tile would not fit L1 (heads wider than kRowMaxDim: MLA's 576, whose 128 lanes would
+    // read each staged tile from L2 32 times). The choice depends on the item alone, not on how many items the
+    // schedule groups (which may depend on the thread count), and a lane's arithmetic not on its neighbours, so
+    // results stay bitwise identical for any thread count. The items of a task (several only where each has at
+    // most kMaxLanes / 2 lanes) take each tile in turn, so that the cache is read in memory order.
     static bool Takes(const KernelCall& call, const Task& task) {
         const int itemLanes = call.items[task.item].headCount * (task.rowEnd - task.rowBegin);
-        return kW >= 8 && call.quant == plan::QuantPolicy::Mode::kNone && itemLanes > kMaxLanes / 2 &&
+        return kW >= 8 && call.quant == plan::QuantPolicy::Mode::kNone && itemLanes >= call.columnItemLanes &&
                (task.kvEnd - task.kvBegin >= kColumnMinKeys || call.dimPad > kRowMaxDim);
     }
 
     ColumnRunner(const KernelCall& call, const Task& task, float* scratch)
         : Base(call, task, scratch),
-          vectors_((lanes_ + kW - 1) / kW),
+          vectors_((itemLanes_ + kW - 1) / kW),
           width_(vectors_ * kW),
-          queryT_(scratch + call.layout.queryColumns),
+          queryColumns_(scratch + call.layout.queryColumns),
+          accColumns_(scratch + call.layout.accColumns),
+          laneColumns_(scratch + call.layout.laneColumns),
           scoresT_(scratch + call.layout.scoreColumns),
-          accT_(scratch + call.layout.accColumns),
-          fields_(scratch + call.layout.laneColumns),
-          queryPairs_(reinterpret_cast<uint32_t*>(queryT_ + int64_t{call.dimPad} * width_)),
           valuePairs_(reinterpret_cast<uint32_t*>(scratch + call.layout.pairColumns)),
           weightPairs_(valuePairs_ + int64_t{(kL1TileKeys + 1) / 2} * call.dimVPad) {}
 
     void Run() {
         if (items_[0].zeroOutput) return Base::StoreZeros();
         Base::Init();
-        InitColumns();
+        for (int32_t g = 0; g < task_.itemCount; ++g) {
+            Select(g);
+            InitColumns();
+        }
         for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += call_.tileKeys) {
             const int32_t n = task_.kvEnd - j0 < call_.tileKeys ? task_.kvEnd - j0 : call_.tileKeys;
             Tile(j0, n);
         }
-        FinishColumns();
+        for (int32_t g = 0; g < task_.itemCount; ++g) {
+            Select(g);
+            FinishColumns();
+        }
         Base::UnfoldValueDequant();
         if (task_.partial < 0) return Base::StoreOutput();
         Base::StorePartial();
@@ -148,17 +155,29 @@ class ColumnRunner : TaskRunner<kMasked> {
 
     float* Column(ColumnField field) const { return fields_ + int64_t{field} * width_; }
 
+    // Points the per-item arrays (ScratchLayout: query, acc and lane columns) at item g's.
+    void Select(int32_t g) {
+        item_ = g;
+        lane0_ = g * itemLanes_;
+        const int64_t queryFloats = int64_t{call_.dimPad} * width_ + int64_t{call_.dimPad / 2} * width_;
+        queryT_ = queryColumns_ + g * queryFloats;
+        queryPairs_ = reinterpret_cast<uint32_t*>(queryT_ + int64_t{call_.dimPad} * width_);
+        accT_ = accColumns_ + int64_t{g} * call_.dimVPad * width_;
+        fields_ = laneColumns_ + int64_t{g} * kColumnFields * width_;
+    }
+
     // The logit factors and the softmax state as columns (padded lanes get plain factors and are never
     // stored), acc^T zeroed, and the query as the products read it: raw bf16 pairs for the bf16 dots, else
     // Q^T (built by the first tile the fp32 product computes).
     void InitColumns() {
         for (int lane = 0; lane < width_; ++lane) {
-            const bool real = lane < lanes_;
-            Column(kColDotMul)[lane] = real ? Field(kDotMul)[lane] : 1.0f;
-            Column(kColRazorMul)[lane] = real ? Field(kRazorMul)[lane] : 0.0f;
-            Column(kColPostMul)[lane] = real ? Field(kPostMul)[lane] : 1.0f;
-            Column(kColBias)[lane] = real ? Field(kDotBias)[lane] : 0.0f;
-            Column(kColQueryMul)[lane] = real ? Field(kQueryMul)[lane] : 1.0f;
+            const bool real = lane < itemLanes_;
+            const int at = lane0_ + lane;
+            Column(kColDotMul)[lane] = real ? Field(kDotMul)[at] : 1.0f;
+            Column(kColRazorMul)[lane] = real ? Field(kRazorMul)[at] : 0.0f;
+            Column(kColPostMul)[lane] = real ? Field(kPostMul)[at] : 1.0f;
+            Column(kColBias)[lane] = real ? Field(kDotBias)[at] : 0.0f;
+            Column(kColQueryMul)[lane] = real ? Field(kQueryMul)[at] : 1.0f;
             Column(kColMax)[lane] = kNegInf;
             Column(kColSum)[lane] = 0.0f;
         }
@@ -171,10 +190,11 @@ class ColumnRunner : TaskRunner<kMasked> {
     // Q^T [dimPad][P] from the lanes' scaled queries, zero for padded lanes.
     void InitQueryColumns() {
         const auto lane = [this](int i) {
-            return i < lanes_ ? reinterpret_cast<const char*>(query_ + int64_t{i} * call_.dimPad) : nullptr;
+            return i < itemLanes_ ? reinterpret_cast<const char*>(query_ + int64_t{lane0_ + i} * call_.dimPad)
+                                  : nullptr;
         };
         TransposeWords(lane, width_, call_.dimPad, queryT_, width_);
-        queryColumns_ = true;
+        queryTransposed_[item_] = true;
     }
 
     // queryPairs_[p][lane]: channels 2p and 2p + 1 of the lane's raw bf16 query (the 32-bit word p of its
@@ -182,7 +202,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     void InitQueryPairs() {
         const auto* query = static_cast<const uint16_t*>(call_.query);
         const auto lane = [this, query](int i) {
-            return i < lanes_ ? reinterpret_cast<const char*>(query + Base::QueryOffset(i)) : nullptr;
+            return i < itemLanes_ ? reinterpret_cast<const char*>(query + Base::QueryOffset(lane0_ + i)) : nullptr;
         };
         TransposeWords(lane, width_, call_.headDim / 2, reinterpret_cast<float*>(queryPairs_), width_);
     }
@@ -221,25 +241,35 @@ class ColumnRunner : TaskRunner<kMasked> {
     // The softmax state and acc back into the lanes' rows, where the TaskRunner stores them from (channels
     // past headDimV are zero in acc^T).
     void FinishColumns() {
-        for (int lane = 0; lane < lanes_; ++lane) {
-            Field(kMax)[lane] = Column(kColMax)[lane];
-            Field(kSum)[lane] = Column(kColSum)[lane];
+        for (int lane = 0; lane < itemLanes_; ++lane) {
+            Field(kMax)[lane0_ + lane] = Column(kColMax)[lane];
+            Field(kSum)[lane0_ + lane] = Column(kColSum)[lane];
         }
         const auto channel = [this](int c) { return reinterpret_cast<const char*>(accT_ + int64_t{c} * width_); };
-        TransposeWords(channel, call_.dimVPad, lanes_, acc_, call_.dimVPad);
+        TransposeWords(channel, call_.dimVPad, itemLanes_, acc_ + int64_t{lane0_} * call_.dimVPad, call_.dimVPad);
     }
 
+    // Keys [j0, j0 + n) for every item of the task in turn.
     void Tile(int32_t j0, int32_t n) {
         const plan::TileClass tile = Base::ClassOf(j0, n);
         if (tile == plan::TileClass::kHidden) return;
         Base::LoadRazor(j0, n);
         const TileRows rows = Base::RowsOf(j0, n);
+        for (int32_t g = 0; g < task_.itemCount; ++g) {
+            Select(g);
+            ItemTile(rows, j0, tile == plan::TileClass::kPartial);
+        }
+    }
+
+    // The tile for the selected item: S^T, the softmax step, acc^T += V^T W.
+    void ItemTile(const TileRows& rows, int32_t j0, bool partial) {
+        const int32_t n = rows.n;
         if (!PairScores(rows)) {
-            if (!queryColumns_) InitQueryColumns();
-            ConvertRows(call_.key, items_[0], rows.key, n, keys_, call_.dimPad, {rows.nextKey, rows.next});
+            if (!queryTransposed_[item_]) InitQueryColumns();
+            ConvertRows(call_.key, items_[item_], rows.key, n, keys_, call_.dimPad, {rows.nextKey, rows.next});
             OuterProduct<false>(keys_, call_.dimPad, 1, n, queryT_, width_, call_.dimPad, scoresT_, width_, vectors_);
         }
-        FinishScores(j0, n, tile == plan::TileClass::kPartial);
+        FinishScores(j0, n, partial);
         const ValueTile values = LoadValues(rows);
         const bool pairs = Simd::kBf16Dots && call_.bf16PV && values.finite && values.small;
         if (Softmax(n, pairs)) Accumulate(rows, values.finite, pairs);
@@ -256,7 +286,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     ValueTile LoadValues(const TileRows& rows) {
         const int32_t n = rows.n;
         if (Simd::kBf16Dots && call_.bf16PV && SmallBf16Values(rows)) return {};
-        ConvertRows(call_.value, items_[0], rows.value, n, values_, call_.dimVPad, {rows.nextValue, rows.next});
+        ConvertRows(call_.value, items_[item_], rows.value, n, values_, call_.dimVPad, {rows.nextValue, rows.next});
         // v * 0 + check is NaN once a value is not finite; four sums keep the FMAs off one dependency chain.
         V check[4] = {Simd::Zero(), Simd::Zero(), Simd::Zero(), Simd::Zero()};
         V largest = Simd::Zero();
@@ -281,7 +311,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     bool PairScores(const TileRows& rows) {
         if constexpr (Simd::kBf16Dots) {
             if (!call_.bf16Dots) return false;
-            const int64_t head = items_[0].kvHead * call_.key.headStride * call_.key.elementBytes;
+            const int64_t head = items_[item_].kvHead * call_.key.headStride * call_.key.elementBytes;
             const char* keyRows[kTileKeys];
             for (int32_t t = 0; t < rows.n; ++t) {
                 keyRows[t] = rows.key[t] + head;
@@ -315,10 +345,10 @@ class ColumnRunner : TaskRunner<kMasked> {
         }
         if (!addMask) return;
         float row[kTileKeys];
-        for (int lane = 0; lane < lanes_; ++lane) {
+        for (int lane = 0; lane < itemLanes_; ++lane) {
             for (int32_t t = 0; t < n; ++t)
                 row[t] = scoresT_[int64_t{t} * width_ + lane];
-            Base::AddMask(lane, j0, n, row);
+            Base::AddMask(lane0_ + lane, j0, n, row);
             for (int32_t t = 0; t < n; ++t)
                 scoresT_[int64_t{t} * width_ + lane] = row[t];
         }
@@ -383,7 +413,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     bool SmallBf16Values(const TileRows& rows) {
         if constexpr (Simd::kBf16Dots) {
             const KvView& view = call_.value;
-            const int64_t head = items_[0].kvHead * view.headStride * view.elementBytes;
+            const int64_t head = items_[item_].kvHead * view.headStride * view.elementBytes;
             const int64_t bytes = int64_t{view.headDim} * view.elementBytes;
             bool small = true;
             for (int32_t t = 0; t < rows.n; ++t) {
@@ -432,7 +462,7 @@ class ColumnRunner : TaskRunner<kMasked> {
                 exponent[lane] = oldMax - top;
                 steps.rescaled = steps.rescaled || oldMax != kNegInf;  // at the first visible tile acc is 0
             }
-            steps.visible = steps.visible || lane < lanes_;
+            steps.visible = steps.visible || lane < itemLanes_;
         }
         return steps;
     }
@@ -457,7 +487,7 @@ class ColumnRunner : TaskRunner<kMasked> {
             using S = typename DependentSimd<kMasked>::Type;
             const int32_t n = rows.n, pairs = (n + 1) / 2;
             const int dimV = call_.headDimV;
-            const int64_t head = items_[0].kvHead * call_.value.headStride * call_.value.elementBytes;
+            const int64_t head = items_[item_].kvHead * call_.value.headStride * call_.value.elementBytes;
             const V shrink = Simd::Set(call_.value.shrink);
             for (int32_t p = 0; p < pairs; ++p) {
                 const bool second = 2 * p + 1 < n;
@@ -502,9 +532,9 @@ class ColumnRunner : TaskRunner<kMasked> {
             if (!nonFinite_[t]) continue;
             nonFinite_[t] = false;
             float* v = values_ + int64_t{t} * call_.dimVPad;
-            ConvertRows(call_.value, items_[0], rows.value + t, 1, v, call_.dimVPad);
+            ConvertRows(call_.value, items_[item_], rows.value + t, 1, v, call_.dimVPad);
             const float* w = scoresT_ + int64_t{t} * width_;
-            for (int lane = 0; lane < lanes_; ++lane) {
+            for (int lane = 0; lane < itemLanes_; ++lane) {
                 if (w[lane] == 0.0f) continue;
                 for (int c = 0; c < call_.headDimV; ++c)
                     accT_[int64_t{c} * width_ + lane] += w[lane] * v[c];
@@ -512,15 +542,21 @@ class ColumnRunner : TaskRunner<kMasked> {
         }
     }
 
-    const int vectors_;  // vectors of lanes
+    const int vectors_;  // vectors of an item's lanes
     const int width_;    // P: vectors_ * kW
-    float* queryT_;
-    float* scoresT_;
-    float* accT_;
-    float* fields_;
-    uint32_t* queryPairs_;
+    float* const queryColumns_;  // item 0's query columns, then item 1's ...
+    float* const accColumns_;
+    float* const laneColumns_;
+    float* const scoresT_;   // the selected item's S^T
     uint32_t* valuePairs_;   // bf16PV: [kL1TileKeys / 2, dimVPad]
     uint32_t* weightPairs_;  // bf16PV: [kL1TileKeys / 2, P]
+    // The selected item (Select) and its arrays.
+    int32_t item_ = 0;
+    int lane0_ = 0;  // its first lane in the TaskRunner's arrays
+    float* queryT_ = nullptr;
+    uint32_t* queryPairs_ = nullptr;
+    float* accT_ = nullptr;
+    float* fields_ = nullptr;
     bool nonFinite_[kTileKeys] = {};
-    bool queryColumns_ = false;  // Q^T built (InitQueryColumns)
+    bool queryTransposed_[kMaxLanes / kBf16ColumnItemLanes] = {};  // Q^T built (InitQueryColumns), per item
 };

@@ -87,7 +87,9 @@ void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
 }
 
 void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace) {
-    avx512::RunAttention(PrepareCall(plan, threads, workspace));
+    KernelCall call = PrepareCall(plan, threads, workspace);
+    if (call.bf16Dots) call.columnItemLanes = kBf16ColumnItemLanes;
+    avx512::RunAttention(call);
 }
 
 void RunAvx2(const plan::AttentionPlan& plan, int threads, void* workspace) {

@@ -95,7 +95,12 @@ void ForEachGroup(const AttentionPlan& plan, int threads, Visit visit) {
 struct Counts {
     int64_t tasks = 0, merges = 0, partials = 0;
     int lanes = 1;
+    int64_t columnWidth = 0;  // the column runner's lanes per task, each item's rounded up to kChannelPad
 };
+
+int64_t RoundToChannelPad(int64_t n) {
+    return (n + kChannelPad - 1) / kChannelPad * kChannelPad;
+}
 
 Counts Count(const AttentionPlan& plan, int threads) {
     Counts counts;
@@ -106,6 +111,10 @@ Counts Count(const AttentionPlan& plan, int threads) {
         const int64_t blocks = (item.qLen + rows - 1) / rows;
         const int32_t chunks = ChunksOf(chunkKeys, item);
         counts.lanes = std::max(counts.lanes, n * item.headCount * rows);
+        const int itemLanes = item.headCount * rows;
+        const int64_t columnLanes = itemLanes >= kBf16ColumnItemLanes ? n * RoundToChannelPad(itemLanes) : 0;
+        counts.columnWidth =
+            std::max(counts.columnWidth, std::max(RoundToChannelPad(n * itemLanes), columnLanes));
         counts.tasks += blocks * chunks;
         if (chunks > 1) {
             counts.merges += blocks;
@@ -115,7 +124,7 @@ Counts Count(const AttentionPlan& plan, int threads) {
     return counts;
 }
 
-ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes) {
+ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes, int64_t width) {
     const int64_t dimPad = PadChannels(plan.headDim), dimVPad = PadChannels(plan.headDimV);
     ScratchLayout layout;
     // Each array starts 5 cache lines further into a 4 KiB page than the one before, whatever the sizes of
@@ -139,7 +148,6 @@ ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes) {
     layout.razor = take(kTileKeys);
     layout.acc = take(lanes * dimVPad);
     layout.lane = take(int64_t{kLaneFields} * lanes);
-    const int64_t width = (lanes + kChannelPad - 1) / kChannelPad * kChannelPad;
     layout.queryColumns = take(dimPad * width + dimPad / 2 * width);
     layout.scoreColumns = take(kTileKeys * width);
     layout.accColumns = take(dimVPad * width);
@@ -163,7 +171,7 @@ struct Regions {
 
 Regions RegionsFor(const AttentionPlan& plan, int threads) {
     const Counts counts = Count(plan, threads);
-    const ScratchLayout layout = LayoutFor(plan, counts.lanes);
+    const ScratchLayout layout = LayoutFor(plan, counts.lanes, counts.columnWidth);
     Regions r;
     r.tasks = 0;
     r.merges = r.tasks + AlignUp(counts.tasks * static_cast<int64_t>(sizeof(Task)));
@@ -349,7 +357,7 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.partials = reinterpret_cast<float*>(base + regions.partials);
     call.partialFloats = PartialFloats(plan, counts.lanes);
     call.lanes = counts.lanes;
-    call.layout = LayoutFor(plan, counts.lanes);
+    call.layout = LayoutFor(plan, counts.lanes, counts.columnWidth);
     call.scratch = reinterpret_cast<float*>(base + regions.scratch);
     call.threads = core::ResolveThreads(threads);
     for (int thread = 0; thread < call.threads; ++thread)

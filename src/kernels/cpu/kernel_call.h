@@ -26,7 +26,11 @@
 
 namespace atbx::kernels::cpu {
 
-inline constexpr int kMaxLanes = 64;             // (head, row) pairs whose softmax state a task keeps
+inline constexpr int kMaxLanes = 64;  // (head, row) pairs whose softmax state a task keeps
+// Items of this many lanes or more run in the column runner (attention_columns.inl); cpu:avx512 lowers it to
+// one vector of lanes where Q.K takes bf16 dot products (KernelCall::columnItemLanes).
+inline constexpr int kColumnItemLanes = kMaxLanes / 2 + 1;
+inline constexpr int kBf16ColumnItemLanes = 16;
 inline constexpr int kKvChunk = 512;             // keys per task (a multiple of every tile)
 inline constexpr int kUnchunkedRowBlocks = 256;  // row blocks from which a plan's keys are not cut
 inline constexpr int kTileKeys = 128;            // most keys converted and scored at once (int8 QKV's tile)
@@ -75,7 +79,9 @@ struct ScratchLayout {
     int64_t razor = 0;   // [T] razor offsets of the tile's keys
     int64_t acc = 0;     // [L, dimVPad]
     int64_t lane = 0;    // [kLaneFields, L]: the LaneField arrays
-    // The column runner's transposed arrays (attention_columns.inl), P = L rounded up to kChannelPad:
+    // The column runner's transposed arrays (attention_columns.inl), P = L rounded up to kChannelPad, or the
+    // sum of the task's items' lanes each rounded up so where its items run in columns; the query, acc and
+    // lane columns hold each item's arrays in turn, the score and pair columns one item's:
     int64_t queryColumns = 0;  // [dimPad, P] Q^T, then [dimPad / 2, P] bf16 pairs of the raw query (bf16Dots)
     int64_t scoreColumns = 0;  // [T, P] S^T: logits, then weights
     int64_t accColumns = 0;    // [dimVPad, P] acc^T
@@ -187,6 +193,10 @@ struct KernelCall {
     // are bf16 rows of contiguous channels (a whole number of vectors) without dequantisation, and the
     // outputs fp16 or bf16.
     bool bf16PV = false;
+    // Items of this many lanes or more run in the column runner: kColumnItemLanes, or kBf16ColumnItemLanes
+    // where the path sets it (cpu:avx512 where bf16Dots holds: its dot products pay for the columns from one
+    // vector of lanes).
+    int columnItemLanes = kColumnItemLanes;
 };
 
 // Why the vectorised kernels cannot run the plan (plan features only), or nothing.

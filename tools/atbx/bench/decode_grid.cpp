@@ -86,6 +86,12 @@ std::vector<DecodeShape> FullGrid() {
             rows.push_back(s);
         }
     }
+    for (aclDataType cache : {ACL_FLOAT16, ACL_BF16}) {
+        DecodeShape s = With(families[0], 1, 4096, cache);
+        s.queryTokens = 4;
+        s.cold = false;
+        rows.push_back(s);
+    }
     DecodeShape mlaWarm = With(families[5], 1, 4096, ACL_FLOAT16);
     mlaWarm.cold = false;
     rows.push_back(mlaWarm);
