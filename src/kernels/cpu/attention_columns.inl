@@ -98,6 +98,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     using Base::keys_;
     using Base::query_;
     using Base::razor_;
+    using Base::scores_;
     using Base::task_;
     using Base::values_;
 
@@ -344,6 +345,7 @@ class ColumnRunner : TaskRunner<kMasked> {
             razor ? ScaleScores<false, true>(n) : ScaleScores<false, false>(n);
         }
         if (!addMask) return;
+        if (call_.maskRows.data != nullptr) return AddMaskRows(j0, n);
         float row[kTileKeys];
         for (int lane = 0; lane < itemLanes_; ++lane) {
             for (int32_t t = 0; t < n; ++t)
@@ -351,6 +353,29 @@ class ColumnRunner : TaskRunner<kMasked> {
             Base::AddMask(lane0_ + lane, j0, n, row);
             for (int32_t t = 0; t < n; ++t)
                 scoresT_[int64_t{t} * width_ + lane] = row[t];
+        }
+    }
+
+    // Adds the terms of a tensor mask read by rows to S^T: each lane's row converted (MaskRow) into the task
+    // runner's score rows, which the columns leave unused, then added kW x kW blocks at a time, transposed in
+    // registers.
+    void AddMaskRows(int32_t j0, int32_t n) {
+        static constexpr float kZeros[kW] = {};
+        float* terms = scores_;
+        for (int lane = 0; lane < itemLanes_; ++lane)
+            Base::MaskRow(lane0_ + lane, j0, n, terms + int64_t{lane} * kTileKeys);
+        for (int i0 = 0; i0 < width_; i0 += kW) {
+            for (int32_t t0 = 0; t0 < n; t0 += kW) {
+                const float* rows[kW];
+                for (int i = 0; i < kW; ++i)
+                    rows[i] = i0 + i < itemLanes_ ? terms + int64_t{i0 + i} * kTileKeys + t0 : kZeros;
+                V columns[kW];
+                Simd::Transpose(rows, columns);
+                for (int j = 0; j < kW && t0 + j < n; ++j) {
+                    float* s = scoresT_ + int64_t{t0 + j} * width_ + i0;
+                    Simd::Store(s, Simd::AddMaskTerm(Simd::Load(s), columns[j]));
+                }
+            }
         }
     }
 

@@ -793,12 +793,23 @@ class TaskRunner {
 
     // Adds the mask terms of keys [j0, j0 + n) of the lane's row to its scores.
     void AddMask(int lane, int32_t j0, int32_t n, float* s) const {
+        if (call_.maskRows.data == nullptr) return AddMaskTerms(call_, ItemOf(lane), HeadOf(lane), RowOf(lane), j0, n, s);
+        float terms[kTileKeys];
+        MaskRow(lane, j0, n, terms);
+        int32_t t = 0;
+        for (; t + kW <= n; t += kW)
+            Simd::Store(s + t, Simd::AddMaskTerm(Simd::Load(s + t), Simd::Load(terms + t)));
+        for (; t < n; ++t)
+            s[t] = terms[t] == kNegInf ? kNegInf : s[t] + terms[t];
+    }
+
+    // The terms of keys [j0, j0 + n) of the lane's row of a tensor mask read by rows (KernelCall::maskRows),
+    // in fp32.
+    void MaskRow(int lane, int32_t j0, int32_t n, float* terms) const {
         const auto& m = call_.maskRows;
         const plan::WorkItem& item = ItemOf(lane);
-        if (m.data == nullptr) return AddMaskTerms(call_, item, HeadOf(lane), RowOf(lane), j0, n, s);
         const int64_t at = item.maskBatch * m.batchStride + HeadOf(lane) * m.headStride +
                            (item.maskRow0 + RowOf(lane)) * m.rowStride + j0;
-        float terms[kTileKeys];
         const float* none = nullptr;
         switch (m.dtype) {
             case ACL_FLOAT16:
@@ -813,11 +824,6 @@ class TaskRunner {
                 ConvertSpanAs<float>(static_cast<const float*>(m.data) + at, n, none, none, 1.0f, terms,
                                      [](const float* p) { return Simd::Load(p); });
         }
-        int32_t t = 0;
-        for (; t + kW <= n; t += kW)
-            Simd::Store(s + t, Simd::AddMaskTerm(Simd::Load(s + t), Simd::Load(terms + t)));
-        for (; t < n; ++t)
-            s[t] = terms[t] == kNegInf ? kNegInf : s[t] + terms[t];
     }
 
     // The lane's online-softmax step over the tile: its logits become weights (zeros where the tile adds
