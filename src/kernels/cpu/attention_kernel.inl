@@ -20,8 +20,9 @@ constexpr float kNegInf = -__builtin_inff();
 // (a multiple of 4: the dot products' blocks, so that which keys take the one-key tail does not depend on the
 // grouping) so that the rows of the task's kv heads make about kSubTileBytes of each cache. Larger sub-tiles
 // load and store the accumulators less often; smaller ones keep more kv heads in memory order (a slot holds
-// them side by side). Against 8 keys always, on the AMD EPYC measured: 0.90-0.97x the time (geometric means
-// of two sets of 32 decode rows; 32 KiB against 64 and 128 KiB too).
+// them side by side). Against 8 keys always, on the AMD EPYC measured: warm decode rows 0.72-0.93x the time,
+// fp16 4-token steps 0.78-0.87x, cold 1-token rows within the host's noise (geometric means 0.91-1.01x over
+// three sets of rows); 32 KiB did better than 64 and 128 KiB.
 constexpr int32_t kMinSubKeys = 8;
 constexpr int32_t kMaxSubKeys = 32;
 constexpr int64_t kSubTileBytes = 32 * 1024;
