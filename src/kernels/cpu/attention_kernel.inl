@@ -22,9 +22,11 @@ constexpr float kNegInf = -__builtin_inff();
 // load and store the accumulators less often; smaller ones keep more kv heads in memory order (a slot holds
 // them side by side). Against 8 keys always, on the AMD EPYC measured: warm decode rows 0.72-0.93x the time,
 // fp16 4-token steps 0.78-0.87x, cold 1-token rows within the host's noise (geometric means 0.91-1.01x over
-// three sets of rows); 32 KiB did better than 64 and 128 KiB.
+// three sets of rows); 32 KiB did better than 64 and 128 KiB. cpu:avx2 (register blocks of 2 lanes), forced
+// on the same CPU, ran 1.05x the time on the geometric mean of 17 rows with them, no gain beyond that host's
+// noise (the same code measured 0.87x to 1.0x of itself), so it keeps 8 keys.
 constexpr int32_t kMinSubKeys = 8;
-constexpr int32_t kMaxSubKeys = 32;
+constexpr int32_t kMaxSubKeys = kW == 16 ? 32 : kMinSubKeys;
 constexpr int64_t kSubTileBytes = 32 * 1024;
 
 inline int32_t SubTileKeys(const KvView& key, int32_t itemCount) {
