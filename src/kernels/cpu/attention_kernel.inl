@@ -16,15 +16,14 @@ constexpr float kNegInf = -__builtin_inff();
 // The inner loops are inlined into their callers, so that no call boundary (and its vzeroupper) sits between
 // a converted row and the arithmetic that reads it.
 #define ATBX_INLINE __attribute__((always_inline)) inline
-// Keys of a sub-tile: K and V are read kv head by kv head for the keys of a sub-tile. Rows read in place
-// (DirectRows: decode steps) take between 8 and 32 keys (a multiple of 4: the dot products' blocks, so that
-// which keys take the one-key tail does not depend on the grouping), so that the rows of the task's kv heads
-// make about kSubTileBytes of each cache: larger sub-tiles load and store the accumulators less often; smaller
-// ones keep more kv heads in memory order (a slot holds them side by side). Against 8 keys always, on the AMD
-// EPYC measured: warm decode rows 0.72-0.93x the time, cold ones within the host's noise (geometric means
-// 0.91-1.01x over three sets of rows); 32 KiB did better than 64 and 128 KiB. Staged rows (converted into L1
-// scratch and read again by every register block of lanes) keep 8 keys, as does cpu:avx2 (register blocks of
-// 2 lanes): neither showed a gain beyond the host's noise, where the same code measured 0.87-1.0x of itself.
+// Keys of a sub-tile: K and V are read kv head by kv head for the keys of a sub-tile, between 8 and 32 keys
+// (a multiple of 4: the dot products' blocks, so that which keys take the one-key tail does not depend on the
+// grouping), so that the rows of the task's kv heads make about kSubTileBytes of each cache: larger sub-tiles
+// load and store the accumulators less often; smaller ones keep more kv heads in memory order (a slot holds
+// them side by side). Against 8 keys always, on the AMD EPYC measured: warm decode rows 0.72-0.93x the time,
+// fp16 4-token steps 0.82-1.0x, cold 1-token rows within the host's noise (geometric means 0.91-1.01x over
+// three sets of rows); 32 KiB did better than 64 and 128 KiB. cpu:avx2 (register blocks of 2 lanes) keeps 8
+// keys: it showed no gain beyond the host's noise, where the same code measured 0.87-1.0x of itself.
 constexpr int32_t kMinSubKeys = 8;
 constexpr int32_t kMaxSubKeys = kW == 16 ? 32 : kMinSubKeys;
 constexpr int64_t kSubTileBytes = 32 * 1024;
@@ -389,7 +388,7 @@ class TaskRunner {
           keyNormCache_(scratch + call.layout.keyNorms),
           directKeys_(itemLanes_ <= kDirectLanes && DirectRows(call.key, call.headDim, call.dimPad, false)),
           directValues_(itemLanes_ <= kDirectLanes && DirectRows(call.value, call.headDimV, call.dimVPad, true)),
-          subKeys_(directKeys_ || directValues_ ? SubTileKeys(call.key, task.itemCount) : kMinSubKeys) {}
+          subKeys_(SubTileKeys(call.key, task.itemCount)) {}
 
     void Run() {
         if (items_[0].zeroOutput) return StoreZeros();
