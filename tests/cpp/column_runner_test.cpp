@@ -13,6 +13,8 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/cpu_path_fixture.h"
 #include "support/pa_calls.h"
@@ -143,45 +145,36 @@ TEST_P(ColumnRunnerTest, RazorOffsetsMeetThePrecisionStandard) {
     ExpectMeetsTheStandard(call, 128, MaxContext(l));
 }
 
-// Speculative steps of 4 and 3 tokens, 16 query heads per kv head (64 and 48 lanes), over contexts of 1500
-// and 700 keys: several key chunks per row block, merged in key order.
-TestCall WideSpeculativeStep() {
+// A bf16 speculative step (SPEC mask) at head size 128, block size 16, queries times 4.
+TestCall Bf16SpeculativeStep(int32_t heads, int32_t kvHeads, std::vector<int32_t> contextLens,
+                             std::vector<int32_t> qSeqLen) {
     PaParam param;
-    param.headNum = 32;
-    param.kvHeadNum = 2;
+    param.headNum = heads;
+    param.kvHeadNum = kvHeads;
     param.qkScale = static_cast<float>(1.0 / std::sqrt(128.0));
     param.calcType = PaParam::CALC_TYPE_SPEC;
     param.maskType = PaParam::MASK_TYPE_SPEC;
     PaShape shape;
     shape.headSize = 128;
     shape.blockSize = 16;
-    shape.contextLens = {1500, 700};
-    shape.qSeqLen = {4, 3};
+    shape.contextLens = std::move(contextLens);
+    shape.qSeqLen = std::move(qSeqLen);
     shape.dtype = ACL_BF16;
     TestCall call = MakePaCall(param, shape);
     ScaleElements(call.In("query"), 4.0);
     return call;
 }
 
-// bf16 speculative steps of 4, 5 and 3 tokens, 4 query heads per kv head (16, 20 and 12 lanes: cpu:avx512
-// with bf16 dot products runs the first two alone in columns, the rest grouped in rows), over 1500, 700 and
-// 33 keys.
+// Steps of 4 and 3 tokens, 16 query heads per kv head (64 and 48 lanes), over contexts of 1500 and 700 keys:
+// several key chunks per row block, merged in key order.
+TestCall WideSpeculativeStep() {
+    return Bf16SpeculativeStep(32, 2, {1500, 700}, {4, 3});
+}
+
+// Steps of 4, 5 and 3 tokens, 4 query heads per kv head (16, 20 and 12 lanes: cpu:avx512 with bf16 dot
+// products runs the first two in columns, the rest in rows), over 1500, 700 and 33 keys.
 TestCall NarrowSpeculativeStep() {
-    PaParam param;
-    param.headNum = 16;
-    param.kvHeadNum = 4;
-    param.qkScale = static_cast<float>(1.0 / std::sqrt(128.0));
-    param.calcType = PaParam::CALC_TYPE_SPEC;
-    param.maskType = PaParam::MASK_TYPE_SPEC;
-    PaShape shape;
-    shape.headSize = 128;
-    shape.blockSize = 16;
-    shape.contextLens = {1500, 700, 33};
-    shape.qSeqLen = {4, 5, 3};
-    shape.dtype = ACL_BF16;
-    TestCall call = MakePaCall(param, shape);
-    ScaleElements(call.In("query"), 4.0);
-    return call;
+    return Bf16SpeculativeStep(16, 4, {1500, 700, 33}, {4, 5, 3});
 }
 
 TEST_P(ColumnRunnerTest, NarrowBf16SpeculativeStepsMeetThePrecisionStandard) {
