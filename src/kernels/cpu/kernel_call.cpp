@@ -98,10 +98,6 @@ struct Counts {
     int64_t columnWidth = 0;  // the column runner's lanes per task, each item's rounded up to kChannelPad
 };
 
-int64_t RoundToChannelPad(int64_t n) {
-    return (n + kChannelPad - 1) / kChannelPad * kChannelPad;
-}
-
 Counts Count(const AttentionPlan& plan, int threads) {
     Counts counts;
     const int32_t chunkKeys = ChunkKeys(plan);
@@ -110,11 +106,11 @@ Counts Count(const AttentionPlan& plan, int threads) {
         const int32_t rows = RowsPerBlock(item);
         const int64_t blocks = (item.qLen + rows - 1) / rows;
         const int32_t chunks = ChunksOf(chunkKeys, item);
-        counts.lanes = std::max(counts.lanes, n * item.headCount * rows);
         const int itemLanes = item.headCount * rows;
-        const int64_t columnLanes = itemLanes >= kBf16ColumnItemLanes ? n * RoundToChannelPad(itemLanes) : 0;
-        counts.columnWidth =
-            std::max(counts.columnWidth, std::max(RoundToChannelPad(n * itemLanes), columnLanes));
+        counts.lanes = std::max(counts.lanes, n * itemLanes);
+        const int64_t columnLanes =
+            itemLanes >= kBf16ColumnItemLanes ? int64_t{n} * PadChannels(itemLanes) : 0;
+        counts.columnWidth = std::max({counts.columnWidth, int64_t{PadChannels(n * itemLanes)}, columnLanes});
         counts.tasks += blocks * chunks;
         if (chunks > 1) {
             counts.merges += blocks;
