@@ -1,4 +1,4 @@
-"""`atbx bench decode|prefill --smoke`: the JSON schema, and figures consistent with the shapes.
+"""`atbx bench decode|prefill|features --smoke`: the JSON schema, and figures consistent with the shapes.
 
 Every expected byte and FLOP count is worked out here from the shape the row names, not read from the tool. No
 performance is asserted: only that the figures are positive and agree with each other.
@@ -35,8 +35,8 @@ def family(shape):
         heads, d, dv = map(int, mla.groups())
         latent = d == 576  # the absorbed form: one latent kv head, V its first dv channels
         return heads, 1 if latent else heads, d, dv, latent
-    heads, kv, d = map(int, re.search(r"(?:gqa|mha)(\d+)/(\d+)-d(\d+)", name).groups())
-    return heads, kv, d, d, False
+    heads, kv, d, dv = re.search(r"(?:gqa|mha)(\d+)/(\d+)-d(\d+)(?:/(\d+))?", name).groups()
+    return int(heads), int(kv), int(d), int(dv or d), False
 
 
 def field(shape, prefix):
@@ -47,6 +47,8 @@ def decode_work(row):
     """(K/V bytes read, FLOPs) of one decode step from the row's shape."""
     heads, kv, d, dv, mla = family(row["shape"])
     batch, context, q = field(row["shape"], "b"), field(row["shape"], "ctx"), field(row["shape"], "q")
+    if "[skipped batches]" in row["shape"]:  # batchRunStatus 0 for every other sequence
+        batch = (batch + 1) // 2
     channels = kv * (d if mla else d + dv)
     kv_bytes = batch * context * channels * ELEMENT_BYTES[row["dtype"]]
     visible = batch * sum(context - q + i + 1 for i in range(q))
@@ -123,6 +125,24 @@ def test_decode_smoke(atbx, tmp_path):
     assert any(mla for *_, mla in kinds)
     assert "[4/4]" in result.stderr  # the progress report
     assert "| PagedAttention |" in result.stdout
+
+
+def test_features_smoke(atbx, tmp_path):
+    """Every PagedAttention feature runs on a CPU path (none refused), and each row's cost per KV byte is
+    set against the main row's."""
+    doc, result = bench(atbx, tmp_path, "features", "--backend", "cpu")
+    assert doc["skipped"] == []
+    check_document(doc, decode_work)
+    rows = {row["feature"]: row for row in doc["rows"]}
+    assert len(rows) == len(doc["rows"]) == 21
+    assert {"main", "NZ caches", "KV-head compression, razor offsets", "QKV int8 online", "MLA"} <= rows.keys()
+    main = rows["main"]
+    assert main["dtype"] == "fp16" and main["kv_byte_time_vs_main"] == 1.0
+    for name, row in rows.items():
+        assert row["kernel"].startswith("cpu:"), row
+        expected = (row["ms"] / row["kv_bytes"]) / (main["ms"] / main["kv_bytes"])
+        assert row["kv_byte_time_vs_main"] == pytest.approx(expected, rel=1e-9), name
+        assert f"| {name} | {row['dtype']} |" in result.stdout
 
 
 def test_prefill_smoke(atbx, tmp_path):

@@ -1,6 +1,7 @@
-// atbx bench decode|prefill: atbx's PagedAttention decode or SelfAttention prefill (and ReshapeAndCache) on
-// real model shapes, each row beside the machine's ceilings measured in the same run and, with --peer torch,
-// beside PyTorch running the same shape right after it.
+// atbx bench decode|prefill|features: atbx's PagedAttention decode or SelfAttention prefill (and
+// ReshapeAndCache) on real model shapes, or each PagedAttention feature on one shape, each row beside the
+// machine's ceilings measured in the same run and, with --peer torch, beside PyTorch running the same shape
+// right after it.
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -35,7 +36,8 @@ std::vector<RowSpec> Rows(const BenchOptions& o) {
         o.smoke ? bench::GridSize::kSmoke : (o.quick ? bench::GridSize::kQuick : bench::GridSize::kFull);
     if (o.workload == "prefill") return bench::PrefillRows(size);
     std::vector<RowSpec> rows;
-    for (const bench::DecodeShape& shape : bench::DecodeGrid(size))
+    for (const bench::DecodeShape& shape :
+         o.workload == "features" ? bench::FeatureGrid(size) : bench::DecodeGrid(size))
         rows.push_back(bench::DecodeRow(shape));
     return rows;
 }
@@ -139,7 +141,7 @@ int BenchCommand(const BenchOptions& o) {
         }
         estimator.Record(row, outcome.timing->seconds);
         bench::RowResult result = bench::Summarize(row, *outcome.timing, machine);
-        if (peer) {
+        if (peer && !row.peer.is_null()) {
             const nlohmann::json answer = peer->Ask(PeerRequest(row, limits, machine.threads));
             if (answer.contains("error")) std::cerr << "peer: " << answer["error"].get<std::string>() << "; ";
             result.peer = bench::PeerFigures(row, answer);
@@ -148,6 +150,7 @@ int BenchCommand(const BenchOptions& o) {
         results.push_back(std::move(result));
     }
     PrintTable(std::cout, results, skipped);
+    if (o.workload == "features") PrintFeatureTable(std::cout, results);
     if (!o.jsonPath.empty()) {
         std::ofstream file(o.jsonPath);
         file << bench::BenchJson(machine, results, skipped).dump(2) << '\n';

@@ -40,7 +40,7 @@ struct DemoOptions {
 int DemoCommand(const DemoOptions& options);
 
 struct BenchOptions {
-    std::string workload;  // "decode" or "prefill"
+    std::string workload;  // "decode", "prefill" or "features"
     Backend backend = Backend::kAuto;
     int threads = 0;
     bool quick = false;  // one row per shape family and dtype, under two minutes

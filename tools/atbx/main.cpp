@@ -40,7 +40,7 @@ void AddCaseOptions(CLI::App* command, atbx::cli::CaseOptions* options, bool exe
                         "directory for the outputs (default: next to the case file)");
 }
 
-// `atbx bench decode` and `atbx bench prefill` share their options.
+// `atbx bench decode`, `prefill` and `features` share their options.
 void AddBenchOptions(CLI::App* command, atbx::cli::BenchOptions* o) {
     const std::map<std::string, Backend> backends = {
         {"ref", Backend::kReference}, {"cpu", Backend::kCpu}, {"auto", Backend::kAuto}};
@@ -120,11 +120,13 @@ int main(int argc, char** argv) {
     CLI::App* benchCommand =
         app.add_subcommand("bench", "time atbx on real model shapes beside the machine's ceilings");
     benchCommand->require_subcommand(1);
-    for (const char* workload : {"decode", "prefill"}) {
-        CLI::App* sub =
-            benchCommand->add_subcommand(workload, std::string(workload) == "decode"
-                                                       ? "PagedAttention decode steps"
-                                                       : "SelfAttention prefills and ReshapeAndCache writes");
+    const std::pair<const char*, const char*> workloads[] = {
+        {"decode", "PagedAttention decode steps"},
+        {"prefill", "SelfAttention prefills and ReshapeAndCache writes"},
+        {"features",
+         "each PagedAttention feature on one decode shape, its time per KV byte against the main path"}};
+    for (const auto& [workload, description] : workloads) {
+        CLI::App* sub = benchCommand->add_subcommand(workload, description);
         AddBenchOptions(sub, &benchOptions);
         sub->callback([&benchOptions, workload] { benchOptions.workload = workload; });
     }

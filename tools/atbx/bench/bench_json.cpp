@@ -22,8 +22,9 @@ nlohmann::json MachineJson(const MachineCeilings& m) {
         {"buffer_bytes", m.bufferBytes}};
 }
 
-nlohmann::json RowJson(const RowResult& r) {
+nlohmann::json RowJson(const RowResult& r, const std::vector<RowResult>& rows) {
     const RowSpec& s = *r.spec;
+    const std::optional<double> vsMain = KvByteTimeVsMain(r, rows);
     return {{"op", s.op},
             {"shape", s.shape},
             {"dtype", s.dtype},
@@ -43,7 +44,9 @@ nlohmann::json RowJson(const RowResult& r) {
             {"limit", r.limit},
             {"ceiling_gbs", r.ceilingGbs},
             {"peak_gflops", r.peakGflops},
-            {"peer", r.peer}};
+            {"peer", r.peer},
+            {"feature", s.feature.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.feature)},
+            {"kv_byte_time_vs_main", vsMain ? nlohmann::json(*vsMain) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace
@@ -54,7 +57,7 @@ nlohmann::json BenchJson(const MachineCeilings& machine, const std::vector<RowRe
                           {"rows", nlohmann::json::array()},
                           {"skipped", nlohmann::json::array()}};
     for (const RowResult& r : rows)
-        doc["rows"].push_back(RowJson(r));
+        doc["rows"].push_back(RowJson(r, rows));
     for (const SkippedRow& s : skipped) {
         doc["skipped"].push_back({{"op", s.spec->op},
                                   {"shape", s.spec->shape},

@@ -59,6 +59,18 @@ void PrintTable(std::ostream& out, const std::vector<RowResult>& rows,
             << '\n';
 }
 
+void PrintFeatureTable(std::ostream& out, const std::vector<RowResult>& rows) {
+    out << "\n| feature | KV dtype | kernel | ms | KV GB/s | % roofline | time per KV byte / main's |\n"
+           "|---|---|---|---|---|---|---|\n";
+    for (const RowResult& r : rows) {
+        const std::optional<double> ratio = KvByteTimeVsMain(r, rows);
+        if (!ratio) continue;
+        out << std::fixed << std::setprecision(2) << "| " << r.spec->feature << " | " << r.spec->dtype
+            << " | " << r.timing.kernel << " | " << r.timing.seconds * 1e3 << " | " << r.kvGbs << " | "
+            << std::setprecision(1) << r.rooflinePct << " | " << std::setprecision(2) << *ratio << "x |\n";
+    }
+}
+
 void PrintRowLine(std::ostream& out, const RowResult& r) {
     out << std::fixed << std::setprecision(2) << r.timing.kernel << ' ' << r.timing.seconds * 1e3 << " ms, "
         << r.kvGbs << " GB/s KV, " << r.gflops << " GFLOP/s, " << std::setprecision(1) << r.rooflinePct

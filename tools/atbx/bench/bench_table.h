@@ -15,6 +15,8 @@ namespace atbx::cli::bench {
 void PrintCeilings(std::ostream& out, const MachineCeilings& machine);
 void PrintTable(std::ostream& out, const std::vector<RowResult>& rows,
                 const std::vector<SkippedRow>& skipped);
+// `atbx bench features`: each feature's row against the main path's, per KV byte and in % of the roofline.
+void PrintFeatureTable(std::ostream& out, const std::vector<RowResult>& rows);
 // One line for the progress report (stderr).
 void PrintRowLine(std::ostream& out, const RowResult& row);
 

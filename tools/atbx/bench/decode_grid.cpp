@@ -1,5 +1,7 @@
 #include "bench/decode_grid.h"
 
+#include "core/str_cat.h"
+
 namespace atbx::cli::bench {
 namespace {
 
@@ -137,7 +139,82 @@ std::vector<DecodeShape> SmokeGrid() {
     return {a, b, c, d};
 }
 
+// A row of the feature table: the base row with one feature (or a model's combination) turned on.
+template <class F>
+DecodeShape Feature(DecodeShape base, const char* name, F change) {
+    base.features.name = name;
+    change(base);
+    return base;
+}
+
 }  // namespace
+
+std::vector<DecodeShape> FeatureGrid(GridSize size) {
+    using P = PaParam;
+    const bool smoke = size == GridSize::kSmoke;
+    // GQA 32/8 at head size 128, 4 sequences of 4k tokens in blocks of 128 (the smoke test's: 4 over 2 kv
+    // heads at 64, 4 of 300 in blocks of 16); MLA keeps its own heads.
+    DecodeShape base = smoke ? With(Family("smoke-gqa4/2-d64", 4, 2, 64, 64, false), 4, 300, ACL_FLOAT16)
+                             : With(Families()[0], 4, 4096, ACL_FLOAT16);
+    if (smoke) base.blockSize = 16;
+    const auto int8 = [](DecodeShape& s) { s.cache = ACL_INT8; };
+    return {
+        Feature(base, "main", [](DecodeShape&) {}),
+        Feature(base, "bf16 caches", [](DecodeShape& s) { s.cache = ACL_BF16; }),
+        Feature(base, "int8 dequant", int8),
+        Feature(base, "int8 dequant, int64 descales",
+                [&](DecodeShape& s) {
+                    int8(s);
+                    s.features.int64Descales = true;
+                }),
+        Feature(base, "int8 dequant, offsets",
+                [&](DecodeShape& s) {
+                    int8(s);
+                    s.features.offsets = true;
+                }),
+        Feature(base, "int8 dequant, offsets, KV-head compression",
+                [&](DecodeShape& s) {
+                    int8(s);
+                    s.features.offsets = true;
+                    s.features.compress = P::COMPRESS_TYPE_KVHEAD;
+                }),
+        Feature(base, "QKV int8 offline",
+                [&](DecodeShape& s) {
+                    int8(s);
+                    s.features.qkvQuant = P::TYPE_QUANT_QKV_OFFLINE;
+                }),
+        Feature(base, "QKV int8 online",
+                [&](DecodeShape& s) {
+                    int8(s);
+                    s.features.qkvQuant = P::TYPE_QUANT_QKV_ONLINE;
+                }),
+        Feature(base, "NZ caches", [](DecodeShape& s) { s.features.platform = Platform::kAtlasInference; }),
+        Feature(base, "NZ caches, NZ NORM mask",
+                [](DecodeShape& s) {
+                    s.features.platform = Platform::kAtlasInference;
+                    s.features.mask = P::MASK_TYPE_NORM;
+                }),
+        Feature(base, "BNSD caches", [](DecodeShape& s) { s.features.bnsd = true; }),
+        Feature(base, "value head size 3/4 of the key's",
+                [](DecodeShape& s) {
+                    s.headSizeV = s.headSize * 3 / 4;
+                    s.family += core::StrCat('/', s.headSizeV);
+                }),
+        Feature(base, "SPEC, 4 tokens", [](DecodeShape& s) { s.queryTokens = 4; }),
+        Feature(base, "NORM mask", [](DecodeShape& s) { s.features.mask = P::MASK_TYPE_NORM; }),
+        Feature(base, "ALiBi mask", [](DecodeShape& s) { s.features.mask = P::MASK_TYPE_ALIBI; }),
+        Feature(base, "logN", [](DecodeShape& s) { s.features.logN = true; }),
+        Feature(base, "qScale", [](DecodeShape& s) { s.features.qScale = 0.5f; }),
+        Feature(base, "KV-head compression",
+                [](DecodeShape& s) { s.features.compress = P::COMPRESS_TYPE_KVHEAD; }),
+        Feature(base, "KV-head compression, razor offsets",
+                [](DecodeShape& s) { s.features.compress = P::COMPRESS_TYPE_KVHEAD_ROPE; }),
+        Feature(base, "skipped batches", [](DecodeShape& s) { s.features.skipOddBatches = true; }),
+        Feature(With(smoke ? Family("smoke-mla8-d576/512", 8, 1, 576, 512, true) : Families()[5], base.batch,
+                     base.context, ACL_FLOAT16),
+                "MLA", [](DecodeShape&) {}),
+    };
+}
 
 std::vector<DecodeShape> DecodeGrid(GridSize size) {
     switch (size) {

@@ -31,4 +31,14 @@ nlohmann::json PeerFigures(const RowSpec& spec, const nlohmann::json& answer) {
     return peer;
 }
 
+std::optional<double> KvByteTimeVsMain(const RowResult& row, const std::vector<RowResult>& rows) {
+    const auto main =
+        std::find_if(rows.begin(), rows.end(), [](const RowResult& r) { return r.spec->feature == "main"; });
+    if (main == rows.end() || row.spec->feature.empty()) return std::nullopt;
+    const auto perByte = [](const RowResult& r) {
+        return r.timing.seconds / static_cast<double>(r.spec->kvBytes);
+    };
+    return perByte(row) / perByte(*main);
+}
+
 }  // namespace atbx::cli::bench

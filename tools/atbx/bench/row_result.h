@@ -5,7 +5,9 @@
 #define ATBX_TOOLS_ATBX_BENCH_ROW_RESULT_H
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/bench_row.h"
 #include "bench/machine_ceilings.h"
@@ -30,6 +32,10 @@ RowResult Summarize(const RowSpec& spec, const RowTiming& timing, const MachineC
 
 // The peer's answer with its KV GB/s over the row's KV bytes (so the column compares like with like).
 nlohmann::json PeerFigures(const RowSpec& spec, const nlohmann::json& answer);
+
+// `atbx bench features`: the row's time per KV byte over that of the run's main row (feature "main"), or
+// nothing when the run has none (filtered out) or the row has no feature.
+std::optional<double> KvByteTimeVsMain(const RowResult& row, const std::vector<RowResult>& rows);
 
 }  // namespace atbx::cli::bench
 

@@ -57,7 +57,7 @@ RowOutcome RunRow(const RowSpec& row, const RunLimits& limits) {
                                        limits.memoryBytes >> 20, " MiB memory bound");
         return outcome;
     }
-    Context context{Platform::kAtlasA2, limits.threads, limits.backend};
+    Context context{row.platform, limits.threads, limits.backend};
     std::vector<Layer> layers;
     for (int l = 0; l < layerCount; ++l) {
         Layer layer{row.make(static_cast<uint64_t>(l) + 1), nullptr};
