@@ -1,6 +1,7 @@
 // The attention kernel for the avx2 path ("cpu:avx2"); CMake compiles this file alone with the path's
 // instruction-set flags.
 #include <immintrin.h>
+#include <bit>
 #include <cstdint>
 
 #include "core/parallel.h"

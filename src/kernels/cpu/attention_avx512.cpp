@@ -1,6 +1,7 @@
 // The attention kernel for the avx512 path ("cpu:avx512"); CMake compiles this file alone with the path's
 // instruction-set flags.
 #include <immintrin.h>
+#include <bit>
 #include <cstdint>
 
 #include "core/parallel.h"

@@ -1,5 +1,6 @@
 // The attention kernel for the scalar path ("cpu:scalar"); CMake compiles this file alone with the path's
 // instruction-set flags.
+#include <bit>
 #include <cstdint>
 
 #include "core/parallel.h"
