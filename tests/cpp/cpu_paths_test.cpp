@@ -1,18 +1,24 @@
 // Every CPU attention path of the registry, forced in turn in-process, against the float64 reference on odd
 // sizes (partial last blocks, GQA ratios 1 to 16, batch 1 and 33, contexts 1 to 4097, speculative steps of 1
 // to 16 tokens, head sizes 64 to 256, groups wider than a task, dequantised int8 caches), bitwise identical
-// on 1, 2 and 3 threads, and the numeric semantics of docs/decisions.md (NaN, fully hidden rows, overflow) on
-// every backend. A path this CPU lacks is skipped with the missing feature named.
+// on 1, 2 and 3 threads, a second Execute with other queries on the same workspace, and the numeric semantics
+// of docs/decisions.md (NaN, fully hidden rows, overflow) on every backend. A path this CPU lacks is skipped
+// with the missing feature named.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <vector>
+
+#include "atbx/operation.h"
 
 #include "core/str_cat.h"
 #include "support/cpu_path_fixture.h"
 #include "support/pa_calls.h"
 #include "support/run_call.h"
+#include "verify/random_fill.h"
 
 namespace atbx::test {
 namespace {
@@ -107,6 +113,31 @@ TEST_P(CpuPathTest, OneTwoAndThreeThreadsGiveIdenticalBits) {
         TestCall call = MakeCall(c);
         ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
     }
+}
+
+// A query the kernels take element by element (here with a qScale) is kept per thread between the key chunks
+// of a row block (QueryTag): a second Execute on the same workspace with other queries takes its own.
+TEST_P(CpuPathTest, EachExecuteTakesItsOwnScaledQueries) {
+    Param param;
+    param.headNum = 8;
+    param.kvHeadNum = 2;
+    param.qkScale = 0.125f;
+    param.qScale = 0.5f;
+    TestCall call = MakePaCall(param, Shape(64, 16, {1500, 17}, ACL_FLOAT16));  // 1500 keys: 3 chunks
+    Operation* raw = nullptr;
+    ASSERT_TRUE(CreateOperation(param, &raw, call.platform).ok());
+    const std::unique_ptr<Operation> op(raw);
+    Context context{call.platform, 2, Backend::kCpu, Path()};
+    const VariantPack pack = call.Pack();
+    uint64_t workspaceSize = 0;
+    ASSERT_TRUE(op->Setup(pack, workspaceSize, &context).ok());
+    std::vector<uint8_t> workspace(workspaceSize);
+    ASSERT_TRUE(op->Execute(pack, workspace.data(), workspaceSize, &context).ok());
+    ScaleElements(call.In("query"), -3.0);
+    for (io::HostTensor& out : call.outputs)
+        verify::FillPoison(out.bytes.data(), out.desc.dtype, static_cast<int64_t>(ElementCount(out.desc)));
+    ASSERT_TRUE(op->Execute(pack, workspace.data(), workspaceSize, &context).ok());
+    EXPECT_EQ(PrecisionFailure(call, ReferenceResult(call), 64, 1500), "");
 }
 
 std::string PathName(const testing::TestParamInfo<std::string>& path) {

@@ -419,6 +419,7 @@ class TaskRunner {
           acc_(scratch + call.layout.acc),
           lane_(scratch + call.layout.lane),
           keyNormCache_(scratch + call.layout.keyNorms),
+          queryCache_(scratch + call.layout.queryElements),
           directKeys_(itemLanes_ <= kDirectLanes && DirectRows(call.key, call.headDim, call.dimPad, false)),
           directValues_(itemLanes_ <= kDirectLanes && DirectRows(call.value, call.headDimV, call.dimVPad, true)),
           subKeys_(SubTileKeys(call.key, task.itemCount)) {}
@@ -445,6 +446,7 @@ class TaskRunner {
     }
 
     void Init() {
+        if (!call_.queryDirect) OpenQueryElements();
         for (int lane = 0; lane < lanes_; ++lane) {
             Field(kMax)[lane] = kNegInf;
             Field(kSum)[lane] = 0.0f;
@@ -617,9 +619,29 @@ class TaskRunner {
             case ACL_FLOAT:
                 return ConvertSpanAs<float>(static_cast<const float*>(call_.query) + base, call_.headDim, none, none,
                                             queryMul, q, [](const float* p) { return Simd::Load(p); });
-            default:
+            default: {
+                const float* elements = queryElements_ + int64_t{lane} * call_.dimPad;
                 for (int c = 0; c < call_.headDim; ++c)
-                    q[c] = QueryElement(call_, base + c) * queryMul;
+                    q[c] = elements[c] * queryMul;
+            }
+        }
+    }
+
+    // queryElements_: the lanes' query elements through the thread's cache (QueryTag), taken anew when it held
+    // another task's.
+    void OpenQueryElements() {
+        const QueryTag tag{task_.item, task_.itemCount, task_.rowBegin, task_.rowEnd};
+        QueryTag held;
+        __builtin_memcpy(&held, queryCache_, sizeof(held));
+        float* cached = queryCache_ + kQueryTagFloats;
+        queryElements_ = cached;
+        if (held == tag) return;
+        __builtin_memcpy(queryCache_, &tag, sizeof(tag));
+        for (int lane = 0; lane < lanes_; ++lane) {
+            const int64_t base = QueryOffset(lane);
+            float* elements = cached + int64_t{lane} * call_.dimPad;
+            for (int c = 0; c < call_.headDim; ++c)
+                elements[c] = QueryElement(call_, base + c);
         }
     }
 
@@ -1007,6 +1029,8 @@ class TaskRunner {
     float* acc_;
     float* lane_;
     float* keyNormCache_;  // KeyNormTag
+    float* queryCache_;    // QueryTag
+    const float* queryElements_ = nullptr;
     const bool directKeys_, directValues_;  // the tiles' rows read in place (DirectRows)
     const int32_t subKeys_;                 // SubTileKeys
     float queryReach_ = -1.0f, ownKeyNorm_ = -1.0f;  // PrepareSkipping; -1: no tile is skipped

@@ -153,6 +153,7 @@ ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes, int64_t width) {
     for (const WorkItem& item : plan.items)
         tiles = std::max<int64_t>(tiles, (item.kvEnd - item.kvBegin + kL1TileKeys - 1) / kL1TileKeys);
     layout.keyNorms = take(kKeyNormTagFloats + tiles);
+    layout.queryElements = take(kQueryTagFloats + lanes * dimPad);
     layout.total = at;
     return layout;
 }
@@ -356,9 +357,11 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.layout = LayoutFor(plan, counts.lanes, counts.columnWidth);
     call.scratch = reinterpret_cast<float*>(base + regions.scratch);
     call.threads = core::ResolveThreads(threads);
-    for (int thread = 0; thread < call.threads; ++thread)
-        std::memcpy(call.scratch + thread * call.layout.total + call.layout.keyNorms, &kNoKeyNorms,
-                    sizeof(KeyNormTag));
+    for (int thread = 0; thread < call.threads; ++thread) {
+        float* scratch = call.scratch + thread * call.layout.total;
+        std::memcpy(scratch + call.layout.keyNorms, &kNoKeyNorms, sizeof(KeyNormTag));
+        std::memcpy(scratch + call.layout.queryElements, &kNoQuery, sizeof(QueryTag));
+    }
     call.keysWhole = KeysWhole(plan);
     call.bf16Dots = core::HostCpu().avx512bf16 && call.queryDirect && call.queryType == ACL_BF16 &&
                     call.key.dtype == ACL_BF16 && call.key.channelTile == 0 && call.key.scale == nullptr &&

@@ -88,7 +88,8 @@ struct ScratchLayout {
     int64_t laneColumns = 0;   // [kLaneColumnFields, P] per-lane factors and softmax state
     int64_t pairColumns =
         0;  // bf16PV: [T1 / 2, dimVPad] value pairs, then [T1 / 2, P] weight pairs (T1 = kL1TileKeys)
-    int64_t keyNorms = 0;  // finiteCausal: a KeyNormTag, then [tiles] (KeyNormTag says what)
+    int64_t keyNorms = 0;       // finiteCausal: a KeyNormTag, then [tiles] (KeyNormTag says what)
+    int64_t queryElements = 0;  // !queryDirect: a QueryTag, then [L, dimPad] (QueryTag says what)
     int64_t total = 0;
 };
 
@@ -103,6 +104,18 @@ struct KeyNormTag {
 inline constexpr KeyNormTag kNoKeyNorms{-1, -1, -1, -1};  // an empty cache
 inline constexpr int64_t kKeyNormTagFloats = sizeof(KeyNormTag) / sizeof(float);
 inline constexpr float kUnknownNorm = -1.0f;
+
+// The thread's cache of the query elements of one task's lanes as QueryElement gives them (qScale applied
+// and rounded, or an int8 QKV query), for calls whose kernels do not convert the query themselves: the tasks
+// of one row block (its key chunks) that run on one thread take them once, not once per chunk (the
+// out-of-line element at a time took PagedAttention decode with a qScale to 1.8x the time of the call
+// without). PrepareCall empties every thread's cache, as queries change between calls.
+struct QueryTag {
+    int64_t item, itemCount, rowBegin, rowEnd;  // the task's
+    bool operator==(const QueryTag&) const = default;
+};
+inline constexpr QueryTag kNoQuery{-1, -1, -1, -1};
+inline constexpr int64_t kQueryTagFloats = sizeof(QueryTag) / sizeof(float);
 
 // Per-lane arrays of ScratchLayout::lane: logit = ((dot + kDotBias) * kDotMul + razor * kRazorMul) *
 // kPostMul, the dot taken with the query times kQueryMul; kZeroWeight is 1 where the lane has a weight of 0
