@@ -363,7 +363,7 @@ class ColumnRunner : TaskRunner<kMasked> {
         static constexpr float kZeros[kW] = {};
         float* terms = scores_;
         for (int lane = 0; lane < itemLanes_; ++lane)
-            Base::MaskRow(lane0_ + lane, j0, n, terms + int64_t{lane} * kTileKeys);
+            Base::MaskRow(call_.maskRows, lane0_ + lane, j0, n, terms + int64_t{lane} * kTileKeys);
         for (int i0 = 0; i0 < width_; i0 += kW) {
             for (int32_t t0 = 0; t0 < n; t0 += kW) {
                 const float* rows[kW];

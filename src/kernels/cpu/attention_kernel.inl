@@ -865,9 +865,10 @@ class TaskRunner {
 
     // Adds the mask terms of keys [j0, j0 + n) of the lane's row to its scores.
     void AddMask(int lane, int32_t j0, int32_t n, float* s) const {
-        if (call_.maskRows.data == nullptr) return AddMaskTerms(call_, ItemOf(lane), HeadOf(lane), RowOf(lane), j0, n, s);
+        const KernelCall::MaskRows& m = call_.maskRows.data != nullptr ? call_.maskRows : call_.maskTiles;
+        if (m.data == nullptr) return AddMaskTerms(call_, ItemOf(lane), HeadOf(lane), RowOf(lane), j0, n, s);
         float terms[kTileKeys];
-        MaskRow(lane, j0, n, terms);
+        MaskRow(m, lane, j0, n, terms);
         int32_t t = 0;
         for (; t + kW <= n; t += kW)
             Simd::Store(s + t, Simd::AddMaskTerm(Simd::Load(s + t), Simd::Load(terms + t)));
@@ -875,26 +876,34 @@ class TaskRunner {
             s[t] = terms[t] == kNegInf ? kNegInf : s[t] + terms[t];
     }
 
-    // The terms of keys [j0, j0 + n) of the lane's row of a tensor mask read by rows (KernelCall::maskRows),
-    // in fp32.
-    void MaskRow(int lane, int32_t j0, int32_t n, float* terms) const {
-        const auto& m = call_.maskRows;
+    // The terms of keys [j0, j0 + n) of the lane's row of a tensor mask read by rows (KernelCall::maskRows or
+    // maskTiles), in fp32: a FRACTAL_NZ mask's a column tile at a time (16 keys side by side).
+    void MaskRow(const KernelCall::MaskRows& m, int lane, int32_t j0, int32_t n, float* terms) const {
         const plan::WorkItem& item = ItemOf(lane);
-        const int64_t at = item.maskBatch * m.batchStride + HeadOf(lane) * m.headStride +
-                           (item.maskRow0 + RowOf(lane)) * m.rowStride + j0;
+        const int64_t row =
+            item.maskBatch * m.batchStride + HeadOf(lane) * m.headStride + (item.maskRow0 + RowOf(lane)) * m.rowStride;
+        if (m.columnTile == 0) return MaskSpan(m, row + j0, n, terms);
+        for (int32_t j = j0; j < j0 + n;) {
+            const int32_t within = j % m.columnTile;
+            const int32_t count = m.columnTile - within < j0 + n - j ? m.columnTile - within : j0 + n - j;
+            MaskSpan(m, row + (j / m.columnTile) * m.columnTileStride + within, count, terms + (j - j0));
+            j += count;
+        }
+    }
+
+    // n mask elements from element `at` of the mask, in fp32.
+    static void MaskSpan(const KernelCall::MaskRows& m, int64_t at, int32_t n, float* terms) {
         const float* none = nullptr;
         switch (m.dtype) {
             case ACL_FLOAT16:
-                ConvertSpanAs<uint16_t>(static_cast<const uint16_t*>(m.data) + at, n, none, none, 1.0f, terms,
-                                        [](const uint16_t* p) { return Simd::LoadHalf(p); });
-                break;
+                return ConvertSpanAs<uint16_t>(static_cast<const uint16_t*>(m.data) + at, n, none, none, 1.0f, terms,
+                                               [](const uint16_t* p) { return Simd::LoadHalf(p); });
             case ACL_BF16:
-                ConvertSpanAs<uint16_t>(static_cast<const uint16_t*>(m.data) + at, n, none, none, 1.0f, terms,
-                                        [](const uint16_t* p) { return Simd::LoadBf16(p); });
-                break;
+                return ConvertSpanAs<uint16_t>(static_cast<const uint16_t*>(m.data) + at, n, none, none, 1.0f, terms,
+                                               [](const uint16_t* p) { return Simd::LoadBf16(p); });
             default:
-                ConvertSpanAs<float>(static_cast<const float*>(m.data) + at, n, none, none, 1.0f, terms,
-                                     [](const float* p) { return Simd::Load(p); });
+                return ConvertSpanAs<float>(static_cast<const float*>(m.data) + at, n, none, none, 1.0f, terms,
+                                            [](const float* p) { return Simd::Load(p); });
         }
     }
 

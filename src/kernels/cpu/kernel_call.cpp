@@ -327,8 +327,11 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
         call.value.shrink = 1.0f;  // raw int8 sums; the final scale shrinks
     call.mask = plan::KindOf(plan.mask);
     if (const auto* mask = std::get_if<plan::TensorMask>(&plan.mask);
-        mask != nullptr && mask->columnTile == 0 && !mask->flags && Floating(mask->dtype)) {
-        call.maskRows = {mask->data, mask->dtype, mask->batchStride, mask->headStride, mask->rowStride};
+        mask != nullptr && !mask->flags && Floating(mask->dtype)) {
+        const KernelCall::MaskRows rows{
+            mask->data,      mask->dtype,      mask->batchStride,     mask->headStride,
+            mask->rowStride, mask->columnTile, mask->columnTileStride};
+        (mask->columnTile == 0 ? call.maskRows : call.maskTiles) = rows;
     }
     call.clamp = plan.scale.clamp;
     call.clampMin = static_cast<float>(plan.scale.clampMin);

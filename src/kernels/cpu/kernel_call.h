@@ -161,14 +161,19 @@ struct KernelCall {
     FoldedDequant keyDequant, valueDequant;
     float outputGrow = 1.0f;  // outputs are acc / l times this: the inverse of the values' shrink
     plan::MaskKind mask = plan::MaskKind::kNone;
-    // A tensor mask the kernels add row by row in vectors (ND; fp16, bf16 or fp32; no flag scaling): element
-    // (batch, head, row, key) at batch * batchStride + head * headStride + row * rowStride + key. data is
-    // null for every other mask, whose terms AddMaskTerms adds.
-    struct {
+    // A tensor mask the kernels add row by row in vectors (fp16, bf16 or fp32; no flag scaling): element
+    // (batch, head, row, key) at batch * batchStride + head * headStride + row * rowStride + key (ND), or +
+    // (key / columnTile) * columnTileStride + key % columnTile (FRACTAL_NZ). maskRows holds an ND mask, which
+    // every runner reads so; maskTiles an NZ one, which the row runner reads tile by tile. data is null for
+    // every other mask, whose terms AddMaskTerms adds.
+    struct MaskRows {
         const void* data = nullptr;
         aclDataType dtype = ACL_DT_UNDEFINED;
         int64_t batchStride = 0, headStride = 0, rowStride = 0;
-    } maskRows;
+        int columnTile = 0;
+        int64_t columnTileStride = 0;
+    };
+    MaskRows maskRows, maskTiles;
     bool clamp = false;
     float clampMin = 0, clampMax = 0;
     // A causal or sliding-window mask (plan::CausalMask) whose hidden keys take one finite term, in a call
