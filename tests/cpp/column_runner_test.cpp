@@ -11,11 +11,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "io/param_json.h"
 #include "support/cpu_path_fixture.h"
 #include "support/pa_calls.h"
 #include "support/pa_logical.h"
@@ -44,10 +46,49 @@ TestCall WidePrefill(const SaParam& param, aclDataType dtype) {
     return call;
 }
 
+// Everything the float64 reference of a call depends on: the param, the platform and every input's
+// description and bytes.
+std::string CallKey(const TestCall& call) {
+    std::string key = io::ParamToJson(call.param).dump();
+    key += '|' + std::to_string(static_cast<int>(call.platform));
+    for (size_t i = 0; i < call.inputs.size(); ++i) {
+        const io::HostTensor& in = call.inputs[i];
+        key += '|' + (i < call.inputNames.size() ? call.inputNames[i] : std::string()) + ' ' +
+               std::to_string(in.desc.dtype) + ' ' + std::to_string(in.desc.format);
+        for (uint64_t d = 0; d < in.desc.shape.dimNum; ++d)
+            key += ' ' + std::to_string(in.desc.shape.dims[d]);
+        key += ':';
+        key.append(in.bytes.begin(), in.bytes.end());
+    }
+    return key;
+}
+
+// The float64 reference of a call, computed once per process for the same call: every CPU path's instance of
+// a test checks its output against the reference of the same inputs, and under the sanitizers computing it
+// was most of each instance's time. tests/CMakeLists.txt runs this suite in one process there, so that a
+// test's instances share it. Only the current test's calls are kept (its instances run one after another);
+// a test run alone computes its own.
+std::vector<double> SharedReference(TestCall& call) {
+    static std::string test;
+    static std::map<std::string, std::vector<double>> references;
+    const std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
+    const std::string current = name.substr(0, name.find('/'));
+    if (current != test) {
+        test = current;
+        references.clear();
+    }
+    std::string key = CallKey(call);
+    const auto found = references.find(key);
+    if (found != references.end()) return found->second;
+    std::vector<double> reference = ReferenceResult(call);
+    if (!reference.empty()) references.emplace(std::move(key), reference);  // empty: the call failed
+    return reference;
+}
+
 class ColumnRunnerTest : public CpuPathFixture {
   protected:
     void ExpectMeetsTheStandard(TestCall& call, int64_t headSize, int64_t maxKeys) {
-        const std::vector<double> reference = ReferenceResult(call);
+        const std::vector<double> reference = SharedReference(call);
         const RunResult run = Execute(call, Backend::kCpu, 2, Path());
         ASSERT_TRUE(run.status.ok()) << run.status.ToString();
         EXPECT_EQ(run.kernel, GetParam());
