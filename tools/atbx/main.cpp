@@ -125,8 +125,9 @@ int main(int argc, char** argv) {
         {"prefill", "SelfAttention prefills and ReshapeAndCache writes"},
         {"features",
          "each PagedAttention feature on one decode shape, its time per KV byte against the main path"}};
-    for (const auto& [workload, description] : workloads) {
-        CLI::App* sub = benchCommand->add_subcommand(workload, description);
+    for (const auto& entry : workloads) {
+        const char* workload = entry.first;
+        CLI::App* sub = benchCommand->add_subcommand(workload, entry.second);
         AddBenchOptions(sub, &benchOptions);
         sub->callback([&benchOptions, workload] { benchOptions.workload = workload; });
     }
