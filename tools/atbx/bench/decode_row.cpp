@@ -135,7 +135,7 @@ void AddMask(const DecodeShape& s, const Geometry& g, PaParam::MaskType type, Be
 // QKV quantisation's per-head ones.
 void AddDescale(const DecodeShape& s, BenchCall& call, uint64_t seed) {
     if (QkvQuant(s)) {
-        call.AddRandomInput(Desc(ACL_FLOAT, {s.heads}), 0.01, 0.05, seed);
+        call.AddRandomInput(Desc(ACL_FLOAT, {s.heads}), 0.5e-4, 1.5e-4, seed);
         return;
     }
     const int64_t channels = int64_t{s.kvHeads} * s.headSize;
@@ -153,10 +153,14 @@ void AddDescale(const DecodeShape& s, BenchCall& call, uint64_t seed) {
 // Fills each input slot of the param in ATB's order (docs/spec/paged_attention.md 2.1).
 void AddInput(std::string_view name, const DecodeShape& s, const Geometry& g, const PaParam& p,
               BenchCall& call, std::mt19937_64& rng) {
-    const bool int8Cache = s.cache == ACL_INT8;
-    const double range = int8Cache ? 100.0 : 1.0;
+    // Real values in [-1, 1): int8 ones as +-100 times descales of about 0.01 (DEQUANT_FUSION's per channel;
+    // QKV quantisation's per head multiply two such, query and key), so that logits stay as spread as a
+    // model's and no weight underflows to 0.
+    const double range = s.cache == ACL_INT8 ? 100.0 : 1.0;
     if (name == "query") {
-        call.AddRandomInput(Desc(QueryType(s), {g.tokens, s.heads, s.headSize}), -range, range, rng());
+        const double queryRange = QkvQuant(s) ? 100.0 : 1.0;
+        call.AddRandomInput(Desc(QueryType(s), {g.tokens, s.heads, s.headSize}), -queryRange, queryRange,
+                            rng());
     } else if (name == "keyCache") {
         call.AddRandomInput(CacheDesc(s, g, s.headSize), -range, range, rng());
     } else if (name == "valueCache") {

@@ -82,6 +82,9 @@ struct Simd {
     static void StoreHalf(uint16_t* p, V v) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     }
+    // v rounded to fp16 (nearest even) and back, then to an integer (nearest even): int8 P quantisation.
+    static V RoundToHalf(V v) { return _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)); }
+    static V RoundToInteger(V v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
     static void StoreBf16(uint16_t* p, V v) {
         const __m256i bits = _mm256_castps_si256(v);
         const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));

@@ -105,6 +105,11 @@ struct Simd {
     static void StoreHalf(uint16_t* p, V v) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     }
+    // v rounded to fp16 (nearest even) and back, then to an integer (nearest even): int8 P quantisation.
+    static V RoundToHalf(V v) {
+        return _mm512_cvtph_ps(_mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+    static V RoundToInteger(V v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
     static void StoreBf16(uint16_t* p, V v) {
         const __m512i bits = _mm512_castps_si512(v);
         const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
