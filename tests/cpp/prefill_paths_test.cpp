@@ -7,17 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <memory>
 #include <string>
-#include <variant>
 #include <vector>
 
-#include "atbx/operation.h"
 #include "plan/element.h"
 #include "support/cpu_path_fixture.h"
 #include "support/run_call.h"
 #include "support/sa_calls.h"
-#include "verify/random_fill.h"
 
 namespace atbx::test {
 namespace {
@@ -97,23 +93,12 @@ TEST_P(PrefillPathTest, EachExecuteTakesTheNormsOfItsOwnKeys) {
     p.kvHeadNum = 1;
     TestCall call = MakeSaCall(p, MakeSaShape(128, {300}, ACL_FLOAT16));
     UseModelMaskTile(call, 0);
-    Operation* raw = nullptr;
-    ASSERT_TRUE(CreateOperation(std::get<Param>(call.param), &raw, call.platform).ok());
-    const std::unique_ptr<Operation> op(raw);
-    Context context{call.platform, 2, Backend::kCpu, Path()};
-    const VariantPack pack = call.Pack();
-    uint64_t workspaceSize = 0;
-    ASSERT_TRUE(op->Setup(pack, workspaceSize, &context).ok());
-    std::vector<uint8_t> workspace(workspaceSize);
-    ASSERT_TRUE(op->Execute(pack, workspace.data(), workspaceSize, &context).ok());
-    io::HostTensor& key = call.In("key");
-    for (int64_t i = int64_t{200} * 128; i < int64_t{300} * 128; ++i)
-        SetElement(key, i, plan::LoadElement(key.bytes.data(), key.desc.dtype, i) * 30000.0);
-    for (io::HostTensor& out : call.outputs)
-        verify::FillPoison(out.bytes.data(), out.desc.dtype, static_cast<int64_t>(ElementCount(out.desc)));
-    ASSERT_TRUE(op->Setup(pack, workspaceSize, &context).ok());
-    ASSERT_EQ(workspace.size(), workspaceSize);
-    ASSERT_TRUE(op->Execute(pack, workspace.data(), workspaceSize, &context).ok());
+    const Status status = ExecuteTwiceOnOneWorkspace(call, Path(), [](TestCall& c) {
+        io::HostTensor& key = c.In("key");
+        for (int64_t i = int64_t{200} * 128; i < int64_t{300} * 128; ++i)
+            SetElement(key, i, plan::LoadElement(key.bytes.data(), key.desc.dtype, i) * 30000.0);
+    });
+    ASSERT_TRUE(status.ok()) << status.ToString();
     EXPECT_EQ(PrecisionFailure(call, ReferenceResult(call), 128, 400), "");
 }
 

@@ -44,6 +44,35 @@ RunResult Execute(TestCall& call, Backend backend, int threads, const char* cpuP
         call.param);
 }
 
+Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
+                                  const std::function<void(TestCall&)>& change) {
+    return std::visit(
+        [&](const auto& param) {
+            Operation* raw = nullptr;
+            Status status = CreateOperation(param, &raw, call.platform);
+            const std::unique_ptr<Operation> op(raw);
+            Context context{call.platform, 2, Backend::kCpu, path};
+            const VariantPack pack = call.Pack();
+            std::vector<uint8_t> workspace;
+            for (int run = 0; run < 2 && status.ok(); ++run) {
+                if (run == 1) {
+                    change(call);
+                    for (io::HostTensor& out : call.outputs)
+                        verify::FillPoison(out.bytes.data(), out.desc.dtype,
+                                           static_cast<int64_t>(ElementCount(out.desc)));
+                }
+                uint64_t workspaceSize = 0;
+                status = op->Setup(pack, workspaceSize, &context);
+                if (!status.ok()) break;
+                if (run == 0) workspace.resize(workspaceSize);
+                EXPECT_EQ(workspace.size(), workspaceSize);
+                status = op->Execute(pack, workspace.data(), workspaceSize, &context);
+            }
+            return status;
+        },
+        call.param);
+}
+
 std::vector<std::string> CpuPaths() {
     std::vector<std::string> paths;
     for (const dispatch::AttentionKernel& kernel : dispatch::AttentionKernels()) {

@@ -2,6 +2,7 @@
 #ifndef ATBX_TESTS_SUPPORT_RUN_CALL_H
 #define ATBX_TESTS_SUPPORT_RUN_CALL_H
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,13 @@ struct RunResult {
 // Poisons the outputs, then CreateOperation, Setup, Execute on the backend; cpuPath forces a CPU path
 // ("cpu:avx2" ...), else ATBX_CPU_PATH may.
 RunResult Execute(TestCall& call, Backend backend, int threads = 2, const char* cpuPath = nullptr);
+
+// Runs the call twice on CPU path `path` (2 threads) through one Operation and one workspace: as it is, then
+// after change(call) with its outputs poisoned, each Execute after a Setup (whose workspace size must not
+// change), so that a test can check that the second Execute took nothing from the first (a thread's cached
+// key norms or queries). Returns the first status that is not OK, else OK.
+Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
+                                  const std::function<void(TestCall&)>& change);
 
 // The CPU attention paths of the registry, fastest first ("cpu:avx512", ...).
 std::vector<std::string> CpuPaths();
