@@ -16,11 +16,17 @@
 #include "verify/random_fill.h"
 
 namespace atbx::test {
+namespace {
+
+void PoisonOutputs(TestCall& call) {
+    for (io::HostTensor& out : call.outputs)
+        verify::FillPoison(out.bytes.data(), out.desc.dtype, static_cast<int64_t>(ElementCount(out.desc)));
+}
+
+}  // namespace
 
 RunResult Execute(TestCall& call, Backend backend, int threads, const char* cpuPath) {
-    for (io::HostTensor& out : call.outputs) {
-        verify::FillPoison(out.bytes.data(), out.desc.dtype, static_cast<int64_t>(ElementCount(out.desc)));
-    }
+    PoisonOutputs(call);
     return std::visit(
         [&](const auto& param) {
             RunResult result;
@@ -57,9 +63,7 @@ Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
             for (int run = 0; run < 2 && status.ok(); ++run) {
                 if (run == 1) {
                     change(call);
-                    for (io::HostTensor& out : call.outputs)
-                        verify::FillPoison(out.bytes.data(), out.desc.dtype,
-                                           static_cast<int64_t>(ElementCount(out.desc)));
+                    PoisonOutputs(call);
                 }
                 uint64_t workspaceSize = 0;
                 status = op->Setup(pack, workspaceSize, &context);
