@@ -286,38 +286,62 @@ ATBX_INLINE void AccumulateChunk(const float* weights, int32_t n, const Rows& va
 }
 
 // The register blocks of the grouped arithmetic: lanes of one kv head share each load of a converted key or
-// value row. AVX-512 has 32 vector registers, the others 16.
-constexpr int kBlockLanes = kW == 16 ? 4 : 2;
+// value row. AVX-512 has 32 vector registers (dot blocks of up to 4 lanes x 4 keys), the others 16: blocks of
+// 3 or 4 lanes take 2 keys (at most 8 accumulators, so that each key row is loaded and converted once for 4
+// lanes, not once per 2), blocks of 1 or 2 lanes 4 keys (at least 4 independent sums in flight).
+constexpr int kBlockLanes = 4;
+constexpr int BlockKeys(int lanes) { return kW == 16 || lanes <= 2 ? 4 : 2; }
 constexpr int kBlockChannels = kW == 16 ? 4 : 2;  // vectors of a value row accumulated at once
 // Items of at most this many lanes read cache rows in place; more register blocks (prefill row blocks of the
 // row runner, 64 lanes) would convert each row once per block, where staging converts it once: fp16 prefills
 // of 512 tokens ran 1.06-1.15x slower in place, 16-lane decode steps alike either way.
 constexpr int kDirectLanes = 2 * kBlockLanes;
 
-// out[l * ldo + i] = q_l . k_(t + i) for NL lanes (rows `ldq` apart) and 4 keys.
-template <int NL, class Rows>
+// out[l * ldo + i] = the sum of a[l][i]'s lanes for NL lanes and NK (4 or 2) keys.
+template <int NL, int NK>
+ATBX_INLINE void ReduceDots(const V (&a)[NL][NK], float* out, int64_t ldo) {
+    if constexpr (NK == 4) {
+        if constexpr (NL == 4) return Simd::ReduceAdd4x4(a, out, ldo);
+        for (int l = 0; l < NL; ++l)
+            Simd::ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo);
+    } else {
+        // Two lanes' two sums at a time.
+        for (int l = 0; l < NL; l += 2) {
+            const bool pair = l + 1 < NL;
+            float sums[4];
+            Simd::ReduceAdd4(a[l][0], a[l][1], pair ? a[l + 1][0] : Simd::Zero(), pair ? a[l + 1][1] : Simd::Zero(),
+                             sums);
+            out[l * ldo] = sums[0];
+            out[l * ldo + 1] = sums[1];
+            if (pair) {
+                out[(l + 1) * ldo] = sums[2];
+                out[(l + 1) * ldo + 1] = sums[3];
+            }
+        }
+    }
+}
+
+// out[l * ldo + i] = q_l . k_(t + i) for NL lanes (rows `ldq` apart) and NK keys.
+template <int NL, int NK, class Rows>
 ATBX_INLINE void DotBlock(const float* q, int64_t ldq, const Rows& k, int32_t t, int dimPad, float* out, int64_t ldo) {
-    V a[NL][4];
-    for (int l = 0; l < NL; ++l)
-        a[l][0] = a[l][1] = a[l][2] = a[l][3] = Simd::Zero();
+    V a[NL][NK];
+    for (int l = 0; l < NL; ++l) {
+        for (int i = 0; i < NK; ++i)
+            a[l][i] = Simd::Zero();
+    }
     for (int c = 0; c < dimPad; c += kW) {
-        const V k0 = k.Load(t, c), k1 = k.Load(t + 1, c), k2 = k.Load(t + 2, c), k3 = k.Load(t + 3, c);
-        for (int i = 0; i < 4; ++i)
+        V key[NK];
+        for (int i = 0; i < NK; ++i)
+            key[i] = k.Load(t + i, c);
+        for (int i = 0; i < NK; ++i)
             k.Request(t + i, c);
         for (int l = 0; l < NL; ++l) {
             const V x = Simd::Load(q + l * ldq + c);
-            a[l][0] = Simd::MulAdd(x, k0, a[l][0]);
-            a[l][1] = Simd::MulAdd(x, k1, a[l][1]);
-            a[l][2] = Simd::MulAdd(x, k2, a[l][2]);
-            a[l][3] = Simd::MulAdd(x, k3, a[l][3]);
+            for (int i = 0; i < NK; ++i)
+                a[l][i] = Simd::MulAdd(x, key[i], a[l][i]);
         }
     }
-    if constexpr (NL == 4) {
-        Simd::ReduceAdd4x4(a, out, ldo);
-    } else {
-        for (int l = 0; l < NL; ++l)
-            Simd::ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo);
-    }
+    ReduceDots<NL, NK>(a, out, ldo);
 }
 
 // acc_l[0, NC * kW) += sum_t w_l[t] * v_t[c, c + NC * kW) for NL lanes (weights rows `ldw` apart, acc rows
@@ -719,34 +743,37 @@ class TaskRunner {
     // Scores of keys [t0, t0 + m) of the tile (rows [0, m) of `keys`) for the lanes [first, first + itemLanes_).
     template <class Rows>
     void ItemDots(int first, int32_t m, int32_t t0, const Rows& keys) {
-        const int64_t ld = call_.dimPad;
         for (int l0 = 0; l0 < itemLanes_; l0 += kBlockLanes) {
-            const int count = itemLanes_ - l0 < kBlockLanes ? itemLanes_ - l0 : kBlockLanes;
-            const float* q = query_ + (first + l0) * ld;
+            const float* q = query_ + (first + l0) * call_.dimPad;
             float* out = scores_ + int64_t{first + l0} * kTileKeys + t0;
             const Rows rows = l0 == 0 ? keys : keys.Quiet();  // the first block asks for the next tile's rows
-            int32_t t = 0;
-            for (; t + 4 <= m; t += 4)
-                DotBlockOf(count, q, rows, t, out + t);
-            for (; t < m; ++t) {
-                for (int l = 0; l < count; ++l)
-                    out[l * kTileKeys + t] = Dot(q + l * ld, l == 0 ? rows : rows.Quiet(), t, call_.dimPad);
+            switch (itemLanes_ - l0 < kBlockLanes ? itemLanes_ - l0 : kBlockLanes) {
+                case 1:
+                    BlockDots<1>(q, rows, m, out);
+                    break;
+                case 2:
+                    BlockDots<2>(q, rows, m, out);
+                    break;
+                case 3:
+                    BlockDots<3>(q, rows, m, out);
+                    break;
+                default:
+                    BlockDots<kBlockLanes>(q, rows, m, out);
             }
         }
     }
 
-    template <class Rows>
-    ATBX_INLINE void DotBlockOf(int lanes, const float* q, const Rows& keys, int32_t t, float* out) const {
+    // out[l * kTileKeys + t] = q_l . k_t for NL lanes (query rows from q) and keys [0, m) of `keys`.
+    template <int NL, class Rows>
+    ATBX_INLINE void BlockDots(const float* q, const Rows& keys, int32_t m, float* out) const {
+        constexpr int NK = BlockKeys(NL);
         const int64_t ld = call_.dimPad;
-        switch (lanes) {
-            case 1:
-                return DotBlock<1>(q, ld, keys, t, call_.dimPad, out, kTileKeys);
-            case 2:
-                return DotBlock<2>(q, ld, keys, t, call_.dimPad, out, kTileKeys);
-            case 3:
-                return DotBlock<3>(q, ld, keys, t, call_.dimPad, out, kTileKeys);
-            default:
-                return DotBlock<kBlockLanes>(q, ld, keys, t, call_.dimPad, out, kTileKeys);
+        int32_t t = 0;
+        for (; t + NK <= m; t += NK)
+            DotBlock<NL, NK>(q, ld, keys, t, call_.dimPad, out + t, kTileKeys);
+        for (; t < m; ++t) {
+            for (int l = 0; l < NL; ++l)
+                out[l * kTileKeys + t] = Dot(q + l * ld, l == 0 ? keys : keys.Quiet(), t, call_.dimPad);
         }
     }
 
