@@ -37,7 +37,8 @@ struct KernelCase {
 constexpr Platform kA2 = Platform::kAtlasA2;
 
 // Rows of 1-2 KiB (compression: 256-512 B): 32-256 rows a task, so each call has several tasks; caches of
-// 300 KiB and more, so a separate output's whole-cache copy is cut into pieces; two calls write over 4 MiB.
+// 300 KiB and more, so a separate output's whole-cache copy is cut into pieces. Calls writing 64 KiB or more
+// use non-temporal stores (stream_copy.h), the _cached ones (a decode step's few rows) ordinary stores.
 std::vector<KernelCase> Cases() {
     const Param nd = RacParam(0);
     const Param keyOnly = RacParam(0, Param::K_CACHE_V_BYPASS);
@@ -59,10 +60,16 @@ std::vector<KernelCase> Cases() {
         {"rope_fp16", rope, kA2,
          MakeRacShape(530, 4, 128, 128, 16, 200, ACL_FLOAT16, ACL_DT_UNDEFINED, {300, 77, 1, 150})},
         {"rope_bf16", rope, kA2, MakeRacShape(260, 6, 64, 64, 7, 300, ACL_BF16, ACL_DT_UNDEFINED, {19, 240})},
-        // Over 4 MiB written: non-temporal stores (stream_copy.h).
-        {"nd_fp16_streamed", nd, kA2, MakeRacShape(2100, 8, 128, 128, 128, 20, ACL_FLOAT16)},
-        {"nz_inference_fp16_streamed", nd, Platform::kAtlasInference,
+        // Over 4 MiB written: many tasks per thread.
+        {"nd_fp16_large", nd, kA2, MakeRacShape(2100, 8, 128, 128, 128, 20, ACL_FLOAT16)},
+        {"nz_inference_fp16_large", nd, Platform::kAtlasInference,
          MakeRacShape(2100, 8, 128, 128, 128, 20, ACL_FLOAT16)},
+        // Under 64 KiB written.
+        {"nd_fp16_cached", nd, kA2, MakeRacShape(9, 8, 128, 128, 16, 20, ACL_FLOAT16)},
+        {"nz_inference_fp16_cached", nd, Platform::kAtlasInference,
+         MakeRacShape(7, 8, 128, 128, 32, 10, ACL_FLOAT16)},
+        {"kvhead_bf16_cached", kvHead, kA2,
+         MakeRacShape(30, 4, 128, 128, 16, 200, ACL_BF16, ACL_DT_UNDEFINED, {12, 5, 1, 9})},
     };
 }
 

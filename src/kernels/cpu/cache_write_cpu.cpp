@@ -23,10 +23,12 @@ using plan::RowWrite;
 // Bytes one task writes: large enough that a task's overhead vanishes, small enough that a 2-token call still
 // has a task per thread when its rows are long, and that the source rows of an NZ task stay in L2.
 constexpr int64_t kTaskBytes = 64 * 1024;
-// A plan that writes at least this many bytes bypasses the cache with its stores: the rows would not stay in
-// the cache anyway, and the stores skip reading the destination first. Smaller writes (a decode step's
-// tokens) stay in the cache, where the attention that follows reads them.
-constexpr int64_t kStreamingBytes = 4 << 20;
+// A plan that writes at least this many bytes bypasses the cache with its stores: the stores skip reading the
+// destination first, and the rows are read again only by later attention calls (the one that follows a
+// decode step reads one new row per sequence and kv head among its whole cache). Smaller writes (a decode
+// step of a few sequences) stay in the cache. Against 4 MiB, on the Zen 4 host of BENCHMARKS.md: 512-token
+// ND writes (2 MiB) 0.30-0.46x the time, 32-token ones (128 KiB) 0.46-0.70x.
+constexpr int64_t kStreamingBytes = 64 << 10;
 // Channels one mean sums at a time (fp32 accumulators on the stack).
 constexpr int64_t kMeanChannels = 256;
 
