@@ -7,6 +7,7 @@
 
 #include "core/str_cat.h"
 #include "io/npy.h"
+#include "io/param_json.h"
 #include "ops/call_validation.h"
 #include "ops/op_spec.h"
 #include "status_error.h"

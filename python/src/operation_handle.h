@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "atbx/operation.h"
-#include "io/param_json.h"
+#include "io/op_param.h"
 #include "tensor_args.h"
 
 namespace atbx::python {

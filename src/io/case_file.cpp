@@ -7,6 +7,7 @@
 #include "io/files.h"
 #include "io/json_reader.h"
 #include "io/npy.h"
+#include "io/param_json.h"
 #include "io/paths.h"
 #include "io/user_text.h"
 

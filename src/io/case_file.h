@@ -15,16 +15,11 @@
 
 #include "atbx/platform.h"
 #include "atbx/types.h"
-#include "io/param_json.h"
+#include "io/host_tensor.h"
+#include "io/op_param.h"
 #include "io/tensor_bytes.h"
 
 namespace atbx::io {
-
-// A tensor held in memory: its descriptor and its bytes.
-struct HostTensor {
-    TensorDesc desc;
-    std::vector<uint8_t> bytes;
-};
 
 // An input entry as the case file writes it.
 struct CaseInputEntry {

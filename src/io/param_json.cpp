@@ -188,17 +188,6 @@ json ToJson(const P& param) {
 
 }  // namespace
 
-const char* OpName(const OpParam& param) {
-    switch (param.index()) {
-        case 0:
-            return "PagedAttention";
-        case 1:
-            return "SelfAttention";
-        default:
-            return "ReshapeAndCache";
-    }
-}
-
 OpParam ParseParam(std::string_view op, const json& param) {
     if (!param.is_object())
         throw IoError(StrCat("\"param\" must be a JSON object, got ", DescribeJson(param)));

@@ -6,17 +6,10 @@
 
 #include <nlohmann/json.hpp>
 #include <string_view>
-#include <variant>
 
-#include "atbx/infer_op_params.h"
+#include "io/op_param.h"
 
 namespace atbx::io {
-
-using OpParam =
-    std::variant<infer::PagedAttentionParam, infer::SelfAttentionParam, infer::ReshapeAndCacheParam>;
-
-// "PagedAttention", "SelfAttention", "ReshapeAndCache".
-const char* OpName(const OpParam& param);
 
 // Parses `param` for the op named `op`; throws IoError for an unknown op, an unknown field or a wrong type.
 OpParam ParseParam(std::string_view op, const nlohmann::json& param);

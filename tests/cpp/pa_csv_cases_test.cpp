@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "atbx/operation.h"
+#include "io/param_json.h"
 #include "pa_csv_rows.h"
 #include "support/pa_case_helpers.h"
 #include "support/validate.h"

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "io/case_file.h"
+#include "io/param_json.h"
 #include "support/case_writer.h"
 #include "support/every_path.h"
 #include "support/property_calls.h"

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "atbx/operation.h"
+#include "io/param_json.h"
 #include "support/run_call.h"
 #include "support/validate.h"
 #include "verify/random_fill.h"

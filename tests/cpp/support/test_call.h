@@ -10,9 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "atbx/platform.h"
 #include "atbx/types.h"
-#include "io/case_file.h"
-#include "io/param_json.h"
+#include "io/host_tensor.h"
+#include "io/op_param.h"
 
 namespace atbx::test {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "atbx/types.h"
-#include "io/param_json.h"
+#include "io/op_param.h"
 
 namespace atbx::cli::bench {
 
