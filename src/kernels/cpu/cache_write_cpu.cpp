@@ -282,7 +282,7 @@ constexpr int64_t kNzLeadBytes = 256;
 // within a tile, so each tile's writes run along the cache (rows outside, tiles inside would scatter every
 // row over a line per tile, measured ten times slower). The task's source rows are requested kNzLeadBytes
 // ahead of the tile pass that reads them across, so reading the source overlaps the (non-temporal) stores:
-// requested whole before the passes, the stores waited behind the requests (0.71-0.83x the time on the Zen 4
+// requested whole before the passes, the stores waited behind the requests (0.66-0.70x the time on the Zen 4
 // host of BENCHMARKS.md). kTileBytes > 0: whole tiles of that many bytes; 0: any run.
 template <int kTileBytes, bool kStreaming>
 void CopyNzRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, int64_t c1) {
