@@ -93,6 +93,26 @@ void StoreFloat(void* data, aclDataType dtype, int64_t i, float value) {
     }
 }
 
+void PrefetchToL2(const char* line) {
+#if defined(__SSE2__)
+    _mm_prefetch(line, _MM_HINT_T1);
+#else
+    static_cast<void>(line);
+#endif
+}
+
+// Source rows a mean requests ahead of the one it adds: the rows lie a token apart (every head's channels
+// between them), too far for the hardware's stream detection.
+constexpr int32_t kMeanRowsAhead = 16;
+
+// Asks for the lines of elements [at, at + count) of the stream's source into L2.
+void RequestSpan(const CacheWriteStream& stream, int64_t at, int64_t count) {
+    const int64_t size = static_cast<int64_t>(DataTypeSize(stream.dtype));
+    const auto* first = static_cast<const char*>(stream.src) + at * size;
+    for (int64_t b = 0; b < count * size; b += 64)
+        PrefetchToL2(first + b);
+}
+
 // Channels [c0, c1) of the mean of row.srcRows source rows: each channel summed over the rows in row order in
 // fp32 and divided in fp32, as the reference does (docs/decisions.md ReshapeAndCache 5); the loop over
 // channels is what vectorises, so each channel's order of additions is unchanged.
@@ -105,6 +125,8 @@ void WriteMean(const CacheWriteStream& stream, const RowWrite& row, int64_t c0, 
         std::fill_n(sums, count, 0.0f);
         for (int32_t r = 0; r < row.srcRows; ++r) {
             const int64_t from = row.srcOffset + r * row.srcRowStride + begin;
+            if (r + kMeanRowsAhead < row.srcRows)
+                RequestSpan(stream, from + kMeanRowsAhead * row.srcRowStride, count);
             for (int64_t c = 0; c < count; ++c)
                 sums[c] += LoadFloat<kDtype>(stream.src, stream.dtype, from + c);
         }
@@ -156,14 +178,6 @@ void CopyTile(char* to, const char* from) {
     std::memcpy(to, from, kBytes);
 }
 
-void PrefetchToL2(const char* line) {
-#if defined(__SSE2__)
-    _mm_prefetch(line, _MM_HINT_T1);
-#else
-    static_cast<void>(line);
-#endif
-}
-
 // Makes a task's non-temporal stores visible before the task counts as done.
 void FinishStreaming() {
 #if defined(__SSE2__)
@@ -200,9 +214,11 @@ SourceSpan SourceSpanOf(const StreamCut& cut, const RowWrite* rows, int64_t coun
     return span;
 }
 
-// The task's source span requested in address order, kLeadBytes ahead of the row being copied: where the
-// task's short rows fill their span (at most 1/8 of it read by no row of the task), groups of tokens whose
-// heads are copied one after another (rac_plan.cpp), the next group arrives while this one is copied.
+// The task's source span requested in address order, where the task's short rows fill their span (at most
+// 1/8 of it read by no row of the task): groups of tokens whose heads are copied one after another
+// (rac_plan.cpp). The first kLeadBytes are requested at the start, then the span's share of each copied row
+// as it is copied, so the requests run evenly kLeadBytes ahead of the copy: a group's first head reads lines
+// across the whole group, so the lead covers a group.
 constexpr int64_t kLeadBytes = 16 * 1024;
 
 class DenseRequests {
@@ -211,20 +227,32 @@ class DenseRequests {
     DenseRequests(const StreamCut& cut, const RowWrite* rows, int64_t count, int64_t c0, size_t bytes) {
         const SourceSpan span = SourceSpanOf(cut, rows, count, c0, bytes);
         if (span.begin == nullptr || (span.end - span.begin) * 7 > span.rowBytes * 8) return;
+        begin_ = span.begin;
         next_ = span.begin - reinterpret_cast<uintptr_t>(span.begin) % 64;
-        end_ = span.end;
+        spanBytes_ = span.end - span.begin;
+        lead_ = kLeadBytes;
+        perRow_ = spanBytes_ * static_cast<int64_t>(bytes) / span.rowBytes;
+        Request();
     }
-    bool Dense() const { return end_ != nullptr; }
-    // Requests the span's lines up to kLeadBytes past `to`.
-    void RequestTo(const char* to) {
-        const char* upTo = std::min(end_, to + kLeadBytes);
+    bool Dense() const { return begin_ != nullptr; }
+    // One more row copied: the span's lines up to its share further.
+    void Advance() {
+        lead_ += perRow_;
+        Request();
+    }
+
+  private:
+    void Request() {
+        const char* upTo = begin_ + std::min(spanBytes_, lead_);
         for (; next_ < upTo; next_ += 64)
             PrefetchToL2(next_);
     }
 
-  private:
-    const char* next_ = nullptr;
-    const char* end_ = nullptr;
+    const char* begin_ = nullptr;
+    const char* next_ = nullptr;  // the next line to ask for
+    int64_t spanBytes_ = 0;
+    int64_t lead_ = 0;    // bytes of the span asked for, counted from its start
+    int64_t perRow_ = 0;  // span bytes per copied row
 };
 
 // A position in a task's rows: row r of run k.
@@ -267,7 +295,7 @@ void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
             }
             if (run.srcRows > 1) continue;
             const char* from = sourceRow(run, r);
-            if (dense.Dense()) dense.RequestTo(from + bytes);
+            if (dense.Dense()) dense.Advance();
             CopyBytes<kStreaming>(cut, dst + (run.dstOffset + r * s.dstRunStride) * cut.elementSize, from,
                                   bytes);
         }
