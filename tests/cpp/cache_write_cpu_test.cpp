@@ -60,6 +60,9 @@ std::vector<KernelCase> Cases() {
         {"rope_fp16", rope, kA2,
          MakeRacShape(530, 4, 128, 128, 16, 200, ACL_FLOAT16, ACL_DT_UNDEFINED, {300, 77, 1, 150})},
         {"rope_bf16", rope, kA2, MakeRacShape(260, 6, 64, 64, 7, 300, ACL_BF16, ACL_DT_UNDEFINED, {19, 240})},
+        // fp16 means whose rows end past the last whole 64 channels (the F16C sums' element-wise tail).
+        {"rope_fp16_head96", rope, kA2,
+         MakeRacShape(530, 3, 96, 96, 16, 200, ACL_FLOAT16, ACL_DT_UNDEFINED, {300, 77, 1, 150})},
         // Over 4 MiB written: many tasks per thread.
         {"nd_fp16_large", nd, kA2, MakeRacShape(2100, 8, 128, 128, 128, 20, ACL_FLOAT16)},
         {"nz_inference_fp16_large", nd, Platform::kAtlasInference,

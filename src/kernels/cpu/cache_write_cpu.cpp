@@ -9,8 +9,10 @@
 #include <xmmintrin.h>
 #endif
 
+#include "core/cpu_features.h"
 #include "core/float16.h"
 #include "core/parallel.h"
+#include "kernels/cpu/half_row_sums.h"
 #include "kernels/cpu/stream_copy.h"
 #include "plan/element.h"
 
@@ -113,6 +115,24 @@ void RequestSpan(const CacheWriteStream& stream, int64_t at, int64_t count) {
         PrefetchToL2(first + b);
 }
 
+// sums[c] += channel begin + c of each of the row's source rows, in row order, for c < count.
+template <aclDataType kDtype>
+void AddRows(const CacheWriteStream& stream, const RowWrite& row, int64_t begin, int64_t count, float* sums) {
+    if constexpr (kDtype == ACL_FLOAT16) {
+        if (core::HostCpu().f16c) {
+            return f16c::AddHalfRows(static_cast<const uint16_t*>(stream.src) + row.srcOffset + begin,
+                                     row.srcRowStride, row.srcRows, count, kMeanRowsAhead, sums);
+        }
+    }
+    for (int32_t r = 0; r < row.srcRows; ++r) {
+        const int64_t from = row.srcOffset + r * row.srcRowStride + begin;
+        if (r + kMeanRowsAhead < row.srcRows)
+            RequestSpan(stream, from + kMeanRowsAhead * row.srcRowStride, count);
+        for (int64_t c = 0; c < count; ++c)
+            sums[c] += LoadFloat<kDtype>(stream.src, stream.dtype, from + c);
+    }
+}
+
 // Channels [c0, c1) of the mean of row.srcRows source rows: each channel summed over the rows in row order in
 // fp32 and divided in fp32, as the reference does (docs/decisions.md ReshapeAndCache 5); the loop over
 // channels is what vectorises, so each channel's order of additions is unchanged.
@@ -123,13 +143,7 @@ void WriteMean(const CacheWriteStream& stream, const RowWrite& row, int64_t c0, 
     for (int64_t begin = c0; begin < c1; begin += kMeanChannels) {
         const int64_t count = std::min(kMeanChannels, c1 - begin);
         std::fill_n(sums, count, 0.0f);
-        for (int32_t r = 0; r < row.srcRows; ++r) {
-            const int64_t from = row.srcOffset + r * row.srcRowStride + begin;
-            if (r + kMeanRowsAhead < row.srcRows)
-                RequestSpan(stream, from + kMeanRowsAhead * row.srcRowStride, count);
-            for (int64_t c = 0; c < count; ++c)
-                sums[c] += LoadFloat<kDtype>(stream.src, stream.dtype, from + c);
-        }
+        AddRows<kDtype>(stream, row, begin, count, sums);
         for (int64_t c = 0; c < count; ++c) {
             const int64_t to = plan::ChannelOffset(row.dstOffset, begin + c, stream.dstChannelTile,
                                                    stream.dstChannelTileStride);
