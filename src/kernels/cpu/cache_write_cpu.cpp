@@ -313,7 +313,7 @@ void CopyNdRows(const StreamCut& cut, const RowWrite* rows, int64_t count, int64
             if (dense.Dense()) dense.Advance();
             char* to = dst + (run.dstOffset + r * s.dstRunStride) * cut.elementSize;
             // One head of a compressed cache's token (head size 128 in int8 or 16-bit dtypes): inline,
-            // without a call per row (KVHEAD 0.59-0.87x the time of the stream copy's call, BENCHMARKS.md).
+            // without a stream-copy call per row, which cost more than the row's loads (BENCHMARKS.md).
             if (bytes == 128) {
                 CopyTile<128, kStreaming>(to, from);
             } else if (bytes == 256) {

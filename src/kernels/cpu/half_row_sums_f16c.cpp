@@ -5,12 +5,13 @@
 namespace atbx::kernels::cpu::f16c {
 namespace {
 
-constexpr int64_t kBlockChannels = 64;  // channels whose sums stay in registers over the rows (8 vectors)
+constexpr int64_t kBlockChannels = 64;  // channels whose sums stay in registers over the rows
+constexpr int kVectors = kBlockChannels / 8;
 
 // Channels [c0, c0 + kBlockChannels) of AddHalfRows.
 void AddBlock(const uint16_t* first, int64_t stride, int32_t rows, int64_t c0, int32_t ahead, float* sums) {
-    __m256 acc[8];
-    for (int i = 0; i < 8; ++i)
+    __m256 acc[kVectors];
+    for (int i = 0; i < kVectors; ++i)
         acc[i] = _mm256_loadu_ps(sums + c0 + 8 * i);
     for (int32_t r = 0; r < rows; ++r) {
         const uint16_t* row = first + r * stride + c0;
@@ -19,12 +20,12 @@ void AddBlock(const uint16_t* first, int64_t stride, int32_t rows, int64_t c0, i
             _mm_prefetch(next, _MM_HINT_T1);
             _mm_prefetch(next + 64, _MM_HINT_T1);
         }
-        for (int i = 0; i < 8; ++i) {
+        for (int i = 0; i < kVectors; ++i) {
             const __m128i half = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 8 * i));
             acc[i] = _mm256_add_ps(acc[i], _mm256_cvtph_ps(half));
         }
     }
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < kVectors; ++i)
         _mm256_storeu_ps(sums + c0 + 8 * i, acc[i]);
 }
 
