@@ -117,8 +117,8 @@ class ColumnRunner : TaskRunner<kMasked> {
                (task.kvEnd - task.kvBegin >= kColumnMinKeys || call.dimPad > kRowMaxDim);
     }
 
-    ColumnRunner(const KernelCall& call, const Task& task, float* scratch)
-        : Base(call, task, scratch),
+    ColumnRunner(const KernelCall& call, const Task& task, float* scratch, core::NextTask* next)
+        : Base(call, task, scratch, next),
           vectors_((itemLanes_ + kW - 1) / kW),
           width_(vectors_ * kW),
           queryColumns_(scratch + call.layout.queryColumns),
