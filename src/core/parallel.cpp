@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 namespace atbx::core {
 
 int ResolveThreads(int requested) {
@@ -41,7 +43,7 @@ void ParallelForAhead(int64_t count, int threads,
     std::atomic<int64_t> counter{0};
     const int teamSize = ResolveThreads(threads);
     if (count <= 1 || teamSize == 1) return RunClaiming(counter, count, 0, body, context);
-#pragma omp parallel num_threads(teamSize)
+#pragma omp parallel num_threads(static_cast <int>(std::min <int64_t>(teamSize, count)))
     RunClaiming(counter, count, omp_get_thread_num(), body, context);
 }
 

@@ -710,17 +710,19 @@ class TaskRunner {
     }
 
     // The rows of keys [j0, j0 + n) and of the tile after them: the task's next tile, or in its last tile the
-    // first tile of the thread's next task where that task reads the same kv heads (NextTaskStart).
+    // first tile of the thread's next task where that task reads the same kv heads (NextTaskOfSameItems).
     TileRows RowsOf(int32_t j0, int32_t n) const {
         const plan::WorkItem& first = items_[0];
         TileRows rows;
         rows.n = n;
-        int32_t nextBegin = j0 + n;
-        rows.next = task_.kvEnd - nextBegin < call_.tileKeys ? task_.kvEnd - nextBegin : call_.tileKeys;
-        if (rows.next == 0 && NextTaskStart(nextBegin)) {
-            const Task& next = call_.tasks[next_->Claim()];
-            rows.next = next.kvEnd - nextBegin < call_.tileKeys ? next.kvEnd - nextBegin : call_.tileKeys;
+        int32_t nextBegin = j0 + n, nextEnd = task_.kvEnd;
+        if (nextBegin == task_.kvEnd) {
+            if (const Task* next = NextTaskOfSameItems()) {
+                nextBegin = next->kvBegin;
+                nextEnd = next->kvEnd;
+            }
         }
+        rows.next = nextEnd - nextBegin < call_.tileKeys ? nextEnd - nextBegin : call_.tileKeys;
         RowAddresses(call_.key, first, j0, n, rows.key);
         RowAddresses(call_.value, first, j0, n, rows.value);
         RowAddresses(call_.key, first, nextBegin, rows.next, rows.nextKey);
@@ -728,16 +730,15 @@ class TaskRunner {
         return rows;
     }
 
-    // Claims the thread's next task; true, with its first key in `begin`, when it reads keys of the same
-    // items (the same kv heads of the same sequences, so that the rows requested for an item are its own).
-    // Requested through the last tile, a task's first tile arrives as the previous one ends, where otherwise
-    // it waits on memory: one thread, 512-key tasks, 0.90-0.96x the time (BENCHMARKS.md).
-    bool NextTaskStart(int32_t& begin) const {
-        if (next_ == nullptr || next_->Claim() < 0) return false;
+    // Claims the thread's next task and returns it where it reads keys of the same items (the same kv heads
+    // of the same sequences, so that the rows requested for an item are its own), else null. Requested
+    // through this task's last tile, its first tile arrives as this one ends, where otherwise it waits on
+    // memory: decode 0.92x the time on the quick grid (BENCHMARKS.md).
+    const Task* NextTaskOfSameItems() const {
+        if (next_ == nullptr || next_->Claim() < 0) return nullptr;
         const Task& next = call_.tasks[next_->Claim()];
-        if (next.item != task_.item || next.itemCount != task_.itemCount || next.kvEnd <= next.kvBegin) return false;
-        begin = next.kvBegin;
-        return true;
+        const bool same = next.item == task_.item && next.itemCount == task_.itemCount;
+        return same && next.kvEnd > next.kvBegin ? &next : nullptr;
     }
 
     // scores[lane][t] = q_lane . k_t for the tile's keys, subKeys_ keys of one item at a time, read in place
