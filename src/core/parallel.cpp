@@ -43,7 +43,8 @@ void ParallelForAhead(int64_t count, int threads,
     std::atomic<int64_t> counter{0};
     const int teamSize = ResolveThreads(threads);
     if (count <= 1 || teamSize == 1) return RunClaiming(counter, count, 0, body, context);
-#pragma omp parallel num_threads(static_cast <int>(std::min <int64_t>(teamSize, count)))
+    const auto busy = static_cast<int>(std::min<int64_t>(teamSize, count));
+#pragma omp parallel num_threads(busy)
     RunClaiming(counter, count, omp_get_thread_num(), body, context);
 }
 

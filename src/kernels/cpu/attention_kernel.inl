@@ -735,8 +735,9 @@ class TaskRunner {
     // through this task's last tile, its first tile arrives as this one ends, where otherwise it waits on
     // memory: decode 0.92x the time on the quick grid (BENCHMARKS.md).
     const Task* NextTaskOfSameItems() const {
-        if (next_ == nullptr || next_->Claim() < 0) return nullptr;
-        const Task& next = call_.tasks[next_->Claim()];
+        const int64_t index = next_ != nullptr ? next_->Claim() : -1;
+        if (index < 0) return nullptr;
+        const Task& next = call_.tasks[index];
         const bool same = next.item == task_.item && next.itemCount == task_.itemCount;
         return same && next.kvEnd > next.kvBegin ? &next : nullptr;
     }
