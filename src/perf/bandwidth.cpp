@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
-#include <vector>
 
 namespace atbx::perf {
 namespace {
@@ -27,10 +26,11 @@ uint64_t SumWords(const uint64_t* words, int64_t count) {
 
 }  // namespace
 
-double MeasureReadBandwidth(int64_t bytes, int threads, int repeats) {
+double MeasureReadBandwidth(int64_t bytes, int threads, int repeats, Pages pages) {
     const int64_t count = bytes / static_cast<int64_t>(sizeof(uint64_t));
-    std::vector<uint64_t> words(count);
-    std::iota(words.begin(), words.end(), uint64_t{1});  // touch every page before timing
+    const PageBuffer buffer(count * static_cast<int64_t>(sizeof(uint64_t)), pages);
+    auto* words = reinterpret_cast<uint64_t*>(buffer.data());
+    std::iota(words, words + count, uint64_t{1});  // touch every page before timing
     const int team = threads > 0 ? threads : omp_get_max_threads();
     double best = 0.0;
     volatile uint64_t sink = 0;
@@ -41,7 +41,7 @@ double MeasureReadBandwidth(int64_t bytes, int threads, int repeats) {
         for (int t = 0; t < team; ++t) {
             const int64_t begin = count * t / team;
             const int64_t end = count * (t + 1) / team;
-            total += SumWords(words.data() + begin, end - begin);
+            total += SumWords(words + begin, end - begin);
         }
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -5,11 +5,14 @@
 
 #include <cstdint>
 
+#include "perf/page_buffer.h"
+
 namespace atbx::perf {
 
 // Bytes per second of a streaming read of a `bytes`-sized buffer split over `threads` threads (0: all), best
-// of `repeats` passes. The buffer must be larger than the last-level cache to measure DRAM.
-double MeasureReadBandwidth(int64_t bytes, int threads, int repeats);
+// of `repeats` passes, the buffer on `pages`. The buffer must be larger than the last-level cache to measure
+// DRAM.
+double MeasureReadBandwidth(int64_t bytes, int threads, int repeats, Pages pages = Pages::kDefault);
 
 }  // namespace atbx::perf
 

@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <vector>
 
 namespace atbx::perf {
 
-double MeasureCopyBandwidth(int64_t bytes, int threads, int repeats) {
-    std::vector<uint8_t> from(bytes, 1);  // touch every page of both buffers before timing
-    std::vector<uint8_t> to(bytes, 0);
+double MeasureCopyBandwidth(int64_t bytes, int threads, int repeats, Pages pages) {
+    const PageBuffer from(bytes, pages), to(bytes, pages);
+    std::memset(from.data(), 1, bytes);  // touch every page of both buffers before timing
+    std::memset(to.data(), 0, bytes);
     const int team = threads > 0 ? threads : omp_get_max_threads();
     double best = 0.0;
     for (int r = 0; r < repeats; ++r) {

@@ -12,7 +12,7 @@ import pytest
 
 # Small buffers and short timing: these tests check the harness, not the machine.
 FAST = ["--smoke", "--threads", "1", "--ceiling-mib", "16", "--cold-mib", "1", "--row-seconds", "0.02"]
-MACHINE_KEYS = {"cpu", "isa", "threads", "read_gbs", "fma_gflops", "amx_gflops"}
+MACHINE_KEYS = {"cpu", "isa", "threads", "read_gbs", "fma_gflops", "amx_gflops", "pages", "transparent_huge_pages"}
 ROW_KEYS = {"op", "shape", "dtype", "kernel", "threads", "cold", "ms", "kv_gbs", "gflops", "roofline_pct",
             "ceiling_gbs", "peak_gflops", "peer"}
 ELEMENT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1}
@@ -98,6 +98,7 @@ def check_document(doc, work):
     assert machine["read_gbs"] > 0 and machine["fma_gflops"] > 0
     assert machine["amx_gflops"] is None or machine["amx_gflops"] > 0
     assert machine["bf16_dot_gflops"] is None or machine["bf16_dot_gflops"] > 0
+    assert machine["transparent_huge_pages"] in {"always", "madvise", "never", "unknown"}
     assert doc["rows"], doc.get("skipped")
     for row in doc["rows"]:
         assert ROW_KEYS <= row.keys(), row
@@ -151,6 +152,16 @@ def test_prefill_smoke(atbx, tmp_path):
     ops = {row["op"] for row in doc["rows"]}
     assert ops == {"SelfAttention", "ReshapeAndCache"}
     assert "copy_gbs" in doc["machine"]
+
+
+def test_pages_are_reported_and_huge_pages_asked_for_on_request(atbx, tmp_path):
+    doc, result = bench(atbx, tmp_path, "decode", "--filter", "int8")
+    assert doc["machine"]["pages"] == "default"
+    assert "the allocator's pages (transparent huge pages: " in result.stdout
+    doc, result = bench(atbx, tmp_path, "decode", "--filter", "int8", "--huge-pages")
+    check_document(doc, decode_work)
+    assert doc["machine"]["pages"] == "huge"
+    assert "2 MiB pages asked for" in result.stdout
 
 
 def test_filter_selects_rows(atbx, tmp_path):

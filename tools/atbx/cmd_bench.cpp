@@ -56,6 +56,7 @@ bench::RunLimits Limits(const BenchOptions& o, const bench::MachineCeilings& mac
         o.coldMib > 0 ? static_cast<int64_t>(o.coldMib * kMiB) : 4 * machine.lastLevelCacheBytes;
     limits.timedSeconds = o.rowSeconds > 0 ? o.rowSeconds : (o.quick || o.smoke ? kShortRowSeconds : 1.0);
     limits.minRuns = kMinRuns;
+    limits.pages = machine.pages;
     return limits;
 }
 
@@ -115,7 +116,8 @@ int BenchCommand(const BenchOptions& o) {
     }
     std::cerr << "measuring the machine's ceilings...\n";
     const int64_t ceilingBytes = static_cast<int64_t>(o.ceilingMib * kMiB);
-    const bench::MachineCeilings machine = bench::MeasureMachineCeilings(o.threads, ceilingBytes);
+    const perf::Pages pages = o.hugePages ? perf::Pages::kHuge : perf::Pages::kDefault;
+    const bench::MachineCeilings machine = bench::MeasureMachineCeilings(o.threads, ceilingBytes, pages);
     PrintCeilings(std::cout, machine);
     const bench::RunLimits limits = Limits(o, machine);
 

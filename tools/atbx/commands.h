@@ -55,6 +55,7 @@ struct BenchOptions {
     double ceilingMib = 0.0;       // 0: four times the last-level cache, at least 1 GiB
     double rowSeconds = 1.0;       // timed calls per row
     double maxCallSeconds = 20.0;  // rows estimated slower than this per call are skipped
+    bool hugePages = false;        // 2 MiB pages (madvise) for the rows' tensors and the ceilings' buffers
 };
 int BenchCommand(const BenchOptions& options);
 

@@ -68,6 +68,8 @@ void AddBenchOptions(CLI::App* command, atbx::cli::BenchOptions* o) {
         ->add_option("--ceiling-mib", o->ceilingMib,
                      "buffer of the bandwidth ceilings (default: 4 x LLC, >= 1 GiB)")
         ->check(CLI::PositiveNumber);
+    command->add_flag("--huge-pages", o->hugePages,
+                      "ask Linux for 2 MiB pages for the rows' tensors and the bandwidth buffers");
     command
         ->add_option("--row-seconds", o->rowSeconds,
                      "time spent timing each row (default 1; 0.3 with --quick)")

@@ -47,9 +47,9 @@ int64_t ByteSize(const TensorDesc& desc) {
 
 uint8_t* BenchCall::Allocate(int64_t bytes) {
     // Uninitialised: every byte is written by a fill or by the caller before the first call.
-    buffers_.emplace_back(new uint8_t[std::max<int64_t>(bytes, 1)]);
+    buffers_.emplace_back(bytes, pages_);
     allocated_ += bytes;
-    return buffers_.back().get();
+    return buffers_.back().data();
 }
 
 uint8_t* BenchCall::AddInput(const TensorDesc& desc, bool host) {

@@ -11,6 +11,7 @@
 
 #include "atbx/types.h"
 #include "io/op_param.h"
+#include "perf/page_buffer.h"
 
 namespace atbx::cli::bench {
 
@@ -19,7 +20,8 @@ int64_t ByteSize(const TensorDesc& desc);
 
 class BenchCall {
   public:
-    explicit BenchCall(io::OpParam param) : param_(std::move(param)) {}
+    // The tensors lie on `pages`.
+    BenchCall(io::OpParam param, perf::Pages pages) : param_(std::move(param)), pages_(pages) {}
 
     // Appends an input of random values uniform in [low, high) (integers: rounded) and returns its bytes.
     uint8_t* AddRandomInput(const TensorDesc& desc, double low, double high, uint64_t seed);
@@ -39,7 +41,8 @@ class BenchCall {
     uint8_t* Allocate(int64_t bytes);
 
     io::OpParam param_;
-    std::vector<std::unique_ptr<uint8_t[]>> buffers_;
+    perf::Pages pages_;
+    std::vector<perf::PageBuffer> buffers_;
     VariantPack pack_;
     int64_t allocated_ = 0;
 };

@@ -19,7 +19,9 @@ nlohmann::json MachineJson(const MachineCeilings& m) {
         {"bf16_dot_gflops",
          m.bf16DotFlopsPerSecond ? nlohmann::json(*m.bf16DotFlopsPerSecond / 1e9) : nullptr},
         {"llc_bytes", m.lastLevelCacheBytes},
-        {"buffer_bytes", m.bufferBytes}};
+        {"buffer_bytes", m.bufferBytes},
+        {"pages", perf::PagesName(m.pages)},
+        {"transparent_huge_pages", m.transparentHugePages}};
 }
 
 nlohmann::json RowJson(const RowResult& r, const std::vector<RowResult>& rows) {

@@ -30,7 +30,7 @@ struct RowSpec {
     double flops = 0.0;      // FLOPs one call must do (an FMA counts 2; work a mask hides is not counted)
     bool copyBound = false;  // the memory side is a copy (read + write) rather than a read
     int64_t layerBytes = 0;  // memory one layer's call allocates
-    std::function<BenchCall(uint64_t seed)> make;
+    std::function<BenchCall(uint64_t seed, perf::Pages pages)> make;
     nlohmann::json peer;  // the shape as the peer scripts read it (tools/bench/torch_peer.py); null: none
 };
 

@@ -26,7 +26,9 @@ std::string Ratio(const RowResult& r) {
 
 void PrintCeilings(std::ostream& out, const MachineCeilings& m) {
     out << std::fixed << std::setprecision(1) << "machine: " << m.cpu << " (" << m.isa << "), " << m.threads
-        << " threads, last-level cache " << (m.lastLevelCacheBytes >> 20) << " MiB\n"
+        << " threads, last-level cache " << (m.lastLevelCacheBytes >> 20) << " MiB, "
+        << (m.pages == perf::Pages::kHuge ? "2 MiB pages asked for" : "the allocator's pages")
+        << " (transparent huge pages: " << m.transparentHugePages << ")\n"
         << "ceilings measured now (" << (m.bufferBytes >> 20) << " MiB buffers): read "
         << m.readBytesPerSecond / 1e9 << " GB/s, copy " << m.copyBytesPerSecond / 1e9
         << " GB/s (read + write)";

@@ -195,11 +195,11 @@ void AddInput(std::string_view name, const DecodeShape& s, const Geometry& g, co
     }
 }
 
-BenchCall MakeCall(const DecodeShape& s, uint64_t seed) {
+BenchCall MakeCall(const DecodeShape& s, uint64_t seed, perf::Pages pages) {
     std::mt19937_64 rng(seed);
     const PaParam param = MakeParam(s);
     const Geometry g = MakeGeometry(s);
-    BenchCall call{param};
+    BenchCall call{param, pages};
     for (const rules::TensorSlot& slot : Spec::MakeSubject(param, s.features.platform).inputSlots)
         AddInput(slot.name, s, g, param, call, rng);
     // The output's shape as the operation infers it (the row's inputs pass its rules; RunRow reports it
@@ -279,7 +279,7 @@ RowSpec DecodeRow(const DecodeShape& s) {
     row.bytes = row.kvBytes + queryBytes + maskBytes;
     row.flops = 2.0 * s.heads * (s.headSize + s.headSizeV) * VisibleKeys(s, g);
     row.layerBytes = g.blocks * s.blockSize * channels * element + queryBytes + maskBytes;
-    row.make = [s](uint64_t seed) { return MakeCall(s, seed); };
+    row.make = [s](uint64_t seed, perf::Pages pages) { return MakeCall(s, seed, pages); };
     row.peer = PeerShape(s);
     return row;
 }

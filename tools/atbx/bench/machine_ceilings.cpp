@@ -38,15 +38,17 @@ double MachineCeilings::PeakOfKernel(const std::string& kernelName, const std::s
     return fma;
 }
 
-MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes) {
+MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes, perf::Pages pages) {
     MachineCeilings c;
     c.cpu = perf::CpuModelName();
     c.isa = core::DescribeCpuFeatures(core::HostCpu());
     c.threads = threads > 0 ? threads : omp_get_max_threads();
     c.lastLevelCacheBytes = perf::LastLevelCacheBytes();
     c.bufferBytes = bufferBytes > 0 ? bufferBytes : DefaultBufferBytes(c.lastLevelCacheBytes);
-    c.readBytesPerSecond = perf::MeasureReadBandwidth(c.bufferBytes, c.threads, kRepeats);
-    c.copyBytesPerSecond = perf::MeasureCopyBandwidth(c.bufferBytes / 2, c.threads, kRepeats);
+    c.pages = pages;
+    c.transparentHugePages = perf::TransparentHugePages();
+    c.readBytesPerSecond = perf::MeasureReadBandwidth(c.bufferBytes, c.threads, kRepeats, pages);
+    c.copyBytesPerSecond = perf::MeasureCopyBandwidth(c.bufferBytes / 2, c.threads, kRepeats, pages);
     for (perf::VectorPath path :
          {perf::VectorPath::kBaseline, perf::VectorPath::kAvx2, perf::VectorPath::kAvx512}) {
         if (const std::optional<double> peak = perf::MeasureFmaPeak(path, c.threads, kRepeats))

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "perf/fma_peak.h"
+#include "perf/page_buffer.h"
 
 namespace atbx::cli::bench {
 
@@ -18,7 +19,9 @@ struct MachineCeilings {
     std::string isa;  // instruction sets found ("avx512 avx512bf16 ... avx2")
     int threads = 0;
     int64_t lastLevelCacheBytes = 0;
-    int64_t bufferBytes = 0;  // size of the buffers the bandwidths were measured on
+    int64_t bufferBytes = 0;                    // size of the buffers the bandwidths were measured on
+    perf::Pages pages = perf::Pages::kDefault;  // the pages of those buffers and of the rows' tensors
+    std::string transparentHugePages;           // Linux's mode: "always", "madvise", "never" or "unknown"
     double readBytesPerSecond = 0.0;
     double copyBytesPerSecond = 0.0;                       // bytes read plus bytes written
     std::map<perf::VectorPath, double> fmaFlopsPerSecond;  // every path the CPU has
@@ -33,8 +36,9 @@ struct MachineCeilings {
     double PeakOfKernel(const std::string& kernelName, const std::string& dtype) const;
 };
 
-// `bufferBytes` 0: four times the last-level cache, at least 1 GiB, at most a quarter of the memory.
-MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes);
+// `bufferBytes` 0: four times the last-level cache, at least 1 GiB, at most a quarter of the memory. The
+// bandwidths are measured on buffers on `pages`, those of the rows they are compared with.
+MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes, perf::Pages pages);
 
 }  // namespace atbx::cli::bench
 

@@ -121,9 +121,9 @@ void AddPrefixInputs(const PrefillShape& s, BenchCall& call, std::mt19937_64& rn
     call.AddHostInt32(kvLens);
 }
 
-BenchCall MakeCall(const PrefillShape& s, uint64_t seed) {
+BenchCall MakeCall(const PrefillShape& s, uint64_t seed, perf::Pages pages) {
     std::mt19937_64 rng(seed);
-    BenchCall call{MakeParam(s)};
+    BenchCall call{MakeParam(s), pages};
     if (s.kind == PrefillKind::kPrefix) {
         AddPrefixInputs(s, call, rng);
     } else {
@@ -208,7 +208,7 @@ RowSpec PrefillRow(const PrefillShape& s) {
     row.flops = 2.0 * s.heads * (s.headSize + s.headSizeV) * VisiblePairs(s);
     row.layerBytes =
         kvTokens * kvChannels * element + NewTokens(s) * s.heads * (s.headSize + s.headSizeV) * element;
-    row.make = [s](uint64_t seed) { return MakeCall(s, seed); };
+    row.make = [s](uint64_t seed, perf::Pages pages) { return MakeCall(s, seed, pages); };
     row.peer = PeerShape(s);
     return row;
 }

@@ -88,9 +88,9 @@ void AddInt32(BenchCall& call, const std::vector<int32_t>& values) {
     std::copy(values.begin(), values.end(), data);
 }
 
-BenchCall MakeCall(const RacShape& s, uint64_t seed) {
+BenchCall MakeCall(const RacShape& s, uint64_t seed, perf::Pages pages) {
     std::mt19937_64 rng(seed);
-    BenchCall call{ParamOf(s)};
+    BenchCall call{ParamOf(s), pages};
     const double range = s.dtype == ACL_INT8 ? 100.0 : 1.0;
     const int caches = s.mode == RacMode::kKeyOnly ? 1 : 2;
     for (int i = 0; i < caches; ++i)
@@ -146,7 +146,7 @@ RowSpec RacRow(const RacShape& s) {
     row.bytes = row.kvBytes;
     row.copyBound = true;
     row.layerBytes = readBytes + caches * ByteSize(CacheDesc(s));
-    row.make = [s](uint64_t seed) { return MakeCall(s, seed); };
+    row.make = [s](uint64_t seed, perf::Pages pages) { return MakeCall(s, seed, pages); };
     row.peer = {{"op", "cache_write"},        {"mode", ModeName(s.mode)}, {"kv_heads", s.kvHeads},
                 {"head_size", s.headSize},    {"tokens", s.tokens},       {"block_size", s.blockSize},
                 {"dtype", DtypeName(s.dtype)}};

@@ -60,7 +60,7 @@ RowOutcome RunRow(const RowSpec& row, const RunLimits& limits) {
     Context context{row.platform, limits.threads, limits.backend};
     std::vector<Layer> layers;
     for (int l = 0; l < layerCount; ++l) {
-        Layer layer{row.make(static_cast<uint64_t>(l) + 1), nullptr};
+        Layer layer{row.make(static_cast<uint64_t>(l) + 1, limits.pages), nullptr};
         uint64_t workspaceSize = 0;
         Status st = CreateFor(layer.call.param(), &layer.op);
         if (st.ok()) st = layer.op->Setup(layer.call.pack(), workspaceSize, &context);

@@ -10,6 +10,7 @@
 
 #include "atbx/context.h"
 #include "bench/bench_row.h"
+#include "perf/page_buffer.h"
 
 namespace atbx::cli::bench {
 
@@ -20,6 +21,7 @@ struct RunLimits {
     int64_t coldBytes = 0;      // the KV a cold row rotates over, at least
     double timedSeconds = 1.0;  // time spent on timed calls (at least minRuns calls)
     int minRuns = 5;
+    perf::Pages pages = perf::Pages::kDefault;  // of the layers' tensors
 };
 
 struct RowTiming {
