@@ -3,7 +3,7 @@
 // a new 4 KiB page every other key, and each page is a TLB miss (a nested page walk in a virtual machine).
 // The default is what the allocator gives (4 KiB pages, or 2 MiB ones where transparent huge pages are
 // "always"); kHuge asks for 2 MiB pages by madvise(MADV_HUGEPAGE), granted where the mode is "always" or
-// "madvise", as a serving engine that pins its KV pool on huge pages would.
+// "madvise", as a serving engine that keeps its KV pool on huge pages would.
 #ifndef ATBX_PERF_PAGE_BUFFER_H
 #define ATBX_PERF_PAGE_BUFFER_H
 
