@@ -126,6 +126,8 @@ def test_decode_smoke(atbx, tmp_path):
     assert any(mla for *_, mla in kinds)
     assert "[4/4]" in result.stderr  # the progress report
     assert "| PagedAttention |" in result.stdout
+    assert doc["machine"]["pages"] == "default"
+    assert "the allocator's pages (transparent huge pages: " in result.stdout
 
 
 def test_features_smoke(atbx, tmp_path):
@@ -154,10 +156,7 @@ def test_prefill_smoke(atbx, tmp_path):
     assert "copy_gbs" in doc["machine"]
 
 
-def test_pages_are_reported_and_huge_pages_asked_for_on_request(atbx, tmp_path):
-    doc, result = bench(atbx, tmp_path, "decode", "--filter", "int8")
-    assert doc["machine"]["pages"] == "default"
-    assert "the allocator's pages (transparent huge pages: " in result.stdout
+def test_huge_pages_are_asked_for_on_request(atbx, tmp_path):
     doc, result = bench(atbx, tmp_path, "decode", "--filter", "int8", "--huge-pages")
     check_document(doc, decode_work)
     assert doc["machine"]["pages"] == "huge"
