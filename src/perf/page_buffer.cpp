@@ -8,11 +8,6 @@
 #include <utility>
 
 namespace atbx::perf {
-namespace {
-
-constexpr int64_t kHugePageBytes = int64_t{2} << 20;
-
-}  // namespace
 
 const char* PagesName(Pages pages) {
     return pages == Pages::kHuge ? "huge" : "default";

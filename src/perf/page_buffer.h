@@ -14,6 +14,8 @@ namespace atbx::perf {
 
 enum class Pages { kDefault, kHuge };
 
+inline constexpr int64_t kHugePageBytes = int64_t{2} << 20;  // what kHuge asks for
+
 // "default" or "huge".
 const char* PagesName(Pages pages);
 

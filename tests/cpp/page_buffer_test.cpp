@@ -13,8 +13,6 @@
 namespace atbx::perf {
 namespace {
 
-constexpr int64_t kHugePage = int64_t{2} << 20;
-
 // kB of AnonHugePages in /proc/self/smaps for the mapping that holds `address`.
 int64_t HugeKibAt(const void* address) {
     const auto at = reinterpret_cast<uintptr_t>(address);
@@ -35,10 +33,10 @@ int64_t HugeKibAt(const void* address) {
 }
 
 TEST(PageBufferTest, HugeBuffersAreAlignedWritableAndOnHugePagesWhereLinuxGrantsThem) {
-    const int64_t bytes = 3 * kHugePage + 12345;  // a partial last page: the buffer rounds up
+    const int64_t bytes = 3 * kHugePageBytes + 12345;  // a partial last page: the buffer rounds up
     const PageBuffer buffer(bytes, Pages::kHuge);
     ASSERT_NE(buffer.data(), nullptr);
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % kHugePage, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % kHugePageBytes, 0u);
     std::memset(buffer.data(), 0x5a, bytes);
     EXPECT_EQ(buffer.data()[bytes - 1], 0x5a);
     const std::string mode = TransparentHugePages();

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 #include <initializer_list>
-#include <memory>
+#include <utility>
 #include <vector>
 
 #include "atbx/types.h"
