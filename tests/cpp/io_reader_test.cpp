@@ -85,7 +85,10 @@ TEST(UserText, CapsAndEscapes) {
     EXPECT_EQ(Printable("a\x1b[2K\nb\\"), "a\\x1b[2K\\x0ab\\x5c");
     EXPECT_EQ(Quoted("say \"hi\""), "\"say \\x22hi\\x22\"");
     const std::string shown = Printable(std::string(5 << 20, 'A'));
-    EXPECT_EQ(shown, std::string(kShownBytes, 'A') + "... (5242880 bytes)");
+    // Two comparisons, not one with `std::string(...) + "..."`: GCC 12 reports a false -Warray-bounds in the
+    // inlined concatenation when the test headers are precompiled.
+    EXPECT_EQ(shown.substr(0, kShownBytes), std::string(kShownBytes, 'A'));
+    EXPECT_EQ(shown.substr(kShownBytes), "... (5242880 bytes)");
 }
 
 TEST(Npy, HeaderLongerThanTheBoundIsRefusedBeforeReading) {
