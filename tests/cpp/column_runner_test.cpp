@@ -1,8 +1,8 @@
 // Items of more than 32 lanes of one kv head (prefill row blocks, wide GQA and speculative decode steps),
-// which the vector paths run in columns (src/kernels/cpu/attention_columns.inl), and bf16 items from 16
-// lanes, which cpu:avx512 runs there where the CPU has bf16 dot products: every CPU path of the
-// registry, forced in turn, against the float64 reference under the precision standard. Logits spread over
-// ±10 and more, so that the rescales of the running sums matter; values near the bf16 maximum, and large
+// which the vector paths run in columns (src/kernels/cpu/attention_columns.inl), and items from 16 lanes,
+// which cpu:avx2 runs there, and cpu:avx512 for bf16 where the CPU has bf16 dot products: every CPU path of
+// the registry, forced in turn, against the float64 reference under the precision standard. Logits spread
+// over ±10 and more, so that the rescales of the running sums matter; values near the bf16 maximum, and large
 // values under wide logits (which bf16 P.V leaves to fp32 weights); tensor and
 // ALiBi masks, clamp and razor offsets; values that are not finite at keys some rows weigh 0 and others do
 // not; head sizes 72, 192/128 and 576/512; keys that are not finite and raw dots beyond fp32 (which bf16 dot
@@ -187,8 +187,8 @@ TEST_P(ColumnRunnerTest, RazorOffsetsMeetThePrecisionStandard) {
 }
 
 // A bf16 speculative step (SPEC mask) at head size 128, block size 16, queries times 4.
-TestCall Bf16SpeculativeStep(int32_t heads, int32_t kvHeads, std::vector<int32_t> contextLens,
-                             std::vector<int32_t> qSeqLen) {
+TestCall SpeculativeStep(int32_t heads, int32_t kvHeads, std::vector<int32_t> contextLens,
+                         std::vector<int32_t> qSeqLen, aclDataType dtype = ACL_BF16) {
     PaParam param;
     param.headNum = heads;
     param.kvHeadNum = kvHeads;
@@ -200,7 +200,7 @@ TestCall Bf16SpeculativeStep(int32_t heads, int32_t kvHeads, std::vector<int32_t
     shape.blockSize = 16;
     shape.contextLens = std::move(contextLens);
     shape.qSeqLen = std::move(qSeqLen);
-    shape.dtype = ACL_BF16;
+    shape.dtype = dtype;
     TestCall call = MakePaCall(param, shape);
     ScaleElements(call.In("query"), 4.0);
     return call;
@@ -209,13 +209,13 @@ TestCall Bf16SpeculativeStep(int32_t heads, int32_t kvHeads, std::vector<int32_t
 // Steps of 4 and 3 tokens, 16 query heads per kv head (64 and 48 lanes), over contexts of 1500 and 700 keys:
 // several key chunks per row block, merged in key order.
 TestCall WideSpeculativeStep() {
-    return Bf16SpeculativeStep(32, 2, {1500, 700}, {4, 3});
+    return SpeculativeStep(32, 2, {1500, 700}, {4, 3});
 }
 
 // Steps of 4, 5 and 3 tokens, 4 query heads per kv head (16, 20 and 12 lanes: cpu:avx512 with bf16 dot
-// products runs the first two in columns, the rest in rows), over 1500, 700 and 33 keys.
-TestCall NarrowSpeculativeStep() {
-    return Bf16SpeculativeStep(16, 4, {1500, 700, 33}, {4, 5, 3});
+// products and cpu:avx2 run the first two in columns, the rest in rows), over 1500, 700 and 33 keys.
+TestCall NarrowSpeculativeStep(aclDataType dtype = ACL_BF16) {
+    return SpeculativeStep(16, 4, {1500, 700, 33}, {4, 5, 3}, dtype);
 }
 
 TEST_P(ColumnRunnerTest, NarrowBf16SpeculativeStepsMeetThePrecisionStandard) {
@@ -225,6 +225,16 @@ TEST_P(ColumnRunnerTest, NarrowBf16SpeculativeStepsMeetThePrecisionStandard) {
 
 TEST_P(ColumnRunnerTest, NarrowBf16SpeculativeStepsGiveIdenticalBitsOnOneTwoAndThreeThreads) {
     TestCall call = NarrowSpeculativeStep();
+    ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
+}
+
+TEST_P(ColumnRunnerTest, NarrowFp16SpeculativeStepsMeetThePrecisionStandard) {
+    TestCall call = NarrowSpeculativeStep(ACL_FLOAT16);
+    ExpectMeetsTheStandard(call, 128, 1500);
+}
+
+TEST_P(ColumnRunnerTest, NarrowFp16SpeculativeStepsGiveIdenticalBitsOnOneTwoAndThreeThreads) {
+    TestCall call = NarrowSpeculativeStep(ACL_FLOAT16);
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
 }
 

@@ -105,7 +105,7 @@ class ColumnRunner : TaskRunner<kMasked> {
   public:
     // Whether the task runs here: vectors of at least 8 lanes, no int8 QKV (whose P quantisation goes lane by
     // lane), items of KernelCall::columnItemLanes lanes or more (prefill row blocks, wide GQA and speculative
-    // steps; bf16 ones from one vector of lanes), over kColumnMinKeys keys or more, or fewer where the row
+    // steps; from 16 lanes on cpu:avx2 and for bf16 dot products), over kColumnMinKeys keys or more, or fewer where the row
     // runner's staged key tile would not fit L1 (heads wider than kRowMaxDim: MLA's 576, whose 128 lanes would
     // read each staged tile from L2 32 times). The choice depends on the item alone, not on how many items the
     // schedule groups (which may depend on the thread count), and a lane's arithmetic not on its neighbours, so
@@ -583,5 +583,5 @@ class ColumnRunner : TaskRunner<kMasked> {
     float* accT_ = nullptr;
     float* fields_ = nullptr;
     bool nonFinite_[kTileKeys] = {};
-    bool queryTransposed_[kMaxLanes / kBf16ColumnItemLanes] = {};  // Q^T built (InitQueryColumns), per item
+    bool queryTransposed_[kMaxLanes / kMinColumnItemLanes] = {};  // Q^T built (InitQueryColumns), per item
 };

@@ -88,12 +88,14 @@ void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
 
 void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace) {
     KernelCall call = PrepareCall(plan, threads, workspace);
-    if (call.bf16Dots) call.columnItemLanes = kBf16ColumnItemLanes;
+    if (call.bf16Dots) call.columnItemLanes = kMinColumnItemLanes;
     avx512::RunAttention(call);
 }
 
 void RunAvx2(const plan::AttentionPlan& plan, int threads, void* workspace) {
-    avx2::RunAttention(PrepareCall(plan, threads, workspace));
+    KernelCall call = PrepareCall(plan, threads, workspace);
+    call.columnItemLanes = kMinColumnItemLanes;
+    avx2::RunAttention(call);
 }
 
 void RunScalar(const plan::AttentionPlan& plan, int threads, void* workspace) {

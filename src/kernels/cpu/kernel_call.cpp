@@ -109,7 +109,7 @@ Counts Count(const AttentionPlan& plan, int threads) {
         const int itemLanes = item.headCount * rows;
         counts.lanes = std::max(counts.lanes, n * itemLanes);
         const int64_t columnLanes =
-            itemLanes >= kBf16ColumnItemLanes ? int64_t{n} * PadChannels(itemLanes) : 0;
+            itemLanes >= kMinColumnItemLanes ? int64_t{n} * PadChannels(itemLanes) : 0;
         counts.columnWidth = std::max({counts.columnWidth, int64_t{PadChannels(n * itemLanes)}, columnLanes});
         counts.tasks += blocks * chunks;
         if (chunks > 1) {

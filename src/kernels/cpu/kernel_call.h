@@ -27,10 +27,10 @@
 namespace atbx::kernels::cpu {
 
 inline constexpr int kMaxLanes = 64;  // (head, row) pairs whose softmax state a task keeps
-// Items of this many lanes or more run in the column runner (attention_columns.inl); cpu:avx512 lowers it to
-// one vector of lanes where Q.K takes bf16 dot products (KernelCall::columnItemLanes).
+// Items of this many lanes or more run in the column runner (attention_columns.inl); a path lowers it to
+// kMinColumnItemLanes where its columns pay from there (KernelCall::columnItemLanes).
 inline constexpr int kColumnItemLanes = kMaxLanes / 2 + 1;
-inline constexpr int kBf16ColumnItemLanes = 16;
+inline constexpr int kMinColumnItemLanes = 16;
 inline constexpr int kKvChunk = 512;             // keys per task (a multiple of every tile)
 inline constexpr int kUnchunkedRowBlocks = 256;  // row blocks from which a plan's keys are not cut
 inline constexpr int kTileKeys = 128;            // most keys converted and scored at once (int8 QKV's tile)
@@ -211,9 +211,10 @@ struct KernelCall {
     // are bf16 rows of contiguous channels (a whole number of vectors) without dequantisation, and the
     // outputs fp16 or bf16.
     bool bf16PV = false;
-    // Items of this many lanes or more run in the column runner: kColumnItemLanes, or kBf16ColumnItemLanes
-    // where the path sets it (cpu:avx512 where bf16Dots holds: its dot products pay for the columns from one
-    // vector of lanes).
+    // Items of this many lanes or more run in the column runner: kColumnItemLanes, or kMinColumnItemLanes
+    // where the path sets it: cpu:avx512 where bf16Dots holds (its dot products pay for the columns from one
+    // vector of lanes) and cpu:avx2 (its row runner's blocks of 4 lanes x 2 keys convert each key row once
+    // per 4 lanes; fp32 columns convert it once).
     int columnItemLanes = kColumnItemLanes;
 };
 
