@@ -186,7 +186,7 @@ TEST_P(ColumnRunnerTest, RazorOffsetsMeetThePrecisionStandard) {
     ExpectMeetsTheStandard(call, 128, MaxContext(l));
 }
 
-// A bf16 speculative step (SPEC mask) at head size 128, block size 16, queries times 4.
+// A speculative step (SPEC mask), bf16 unless told, at head size 128, block size 16, queries times 4.
 TestCall SpeculativeStep(int32_t heads, int32_t kvHeads, std::vector<int32_t> contextLens,
                          std::vector<int32_t> qSeqLen, aclDataType dtype = ACL_BF16) {
     PaParam param;
