@@ -46,6 +46,9 @@ class CallValidation {
         return rules::RunStages(first, last, Spec::Rules(), subject_, [](rules::Stage stage, Subject& s) {
             if (stage == rules::Stage::kOutput) s.inferredOutputs = Spec::InferOutputs(s);
             if (stage == rules::Stage::kHostValues) Spec::LoadHostValues(s);
+            if constexpr (requires { Spec::LoadDeviceValues(s); }) {
+                if (stage == rules::Stage::kDeviceValues) Spec::LoadDeviceValues(s);
+            }
         });
     }
 

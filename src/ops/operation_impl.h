@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,20 +75,21 @@ class OperationImpl final : public Operation {
                    Context* context) override {
         const CallGuard guard(holder_);
         if (Status st = guard.status(); !st.ok()) return st;
-        if (!planned_ || !planned_->pack.SameTensors(variantPack)) {
+        if (!planned_ || !planned_->pack->SameTensors(variantPack)) {
             return Status(
                 ERROR_INVALID_PARAM, "call.execute.after_setup",
                 "Execute needs a successful Setup with the same variant pack (tensors, shapes, pointers)");
         }
-        if (!planned_->pack.SameHostValues(variantPack)) {
+        if (!planned_->pack->SameHostValues(variantPack)) {
             // Host values changed since Setup: plan again with the new ones. A call they make invalid fails
             // and keeps the last plan, so the operation runs again once valid values are back.
             std::unique_ptr<Planned> replanned;
             if (Status st = PlanCall(variantPack, planned_->context, &replanned); !st.ok()) return st;
             planned_ = std::move(replanned);
         }
-        // Device tensors may change between Setup and Execute: indices are checked again before any read.
-        CallValidation<Spec> validation(param_, planned_->context.platform);
+        // Device tensors may change between Setup and Execute: indices are checked again before any read,
+        // by the validation Setup ran, whose storage (the subject's values) takes the same values again.
+        CallValidation<Spec>& validation = planned_->validation;
         validation.SetPack(variantPack);
         if (Status st =
                 FirstViolation(validation.Run(rules::Stage::kHostValues, rules::Stage::kDeviceValues));
@@ -125,11 +127,11 @@ class OperationImpl final : public Operation {
 
   private:
     struct Planned {
-        Planned(Plan p, PackIdentity identity, const Context& ctx)
-            : plan(std::move(p)), pack(std::move(identity)), context(ctx) {}
+        Planned(const Param& param, const Context& ctx) : validation(param, ctx.platform), context(ctx) {}
+        CallValidation<Spec> validation;  // Setup's, run again by Execute
         Plan plan;
         Plan executed;  // the plan Execute rebuilds from device values (kPlanHoldsDeviceValues)
-        PackIdentity pack;
+        std::optional<PackIdentity> pack;
         Context context;
         const dispatch::Kernel<Plan>* kernel = nullptr;
         int threads = 1;                    // threads the workspace is sized for
@@ -140,20 +142,25 @@ class OperationImpl final : public Operation {
     // Validates the whole call for the context and plans it, choosing its kernel.
     Status PlanCall(const VariantPack& variantPack, const Context& ctx, std::unique_ptr<Planned>* out) const {
         if (Status st = BackendKnown(ctx.backend); !st.ok()) return st;
-        CallValidation<Spec> validation(param_, ctx.platform);
+        auto planned = std::make_unique<Planned>(param_, ctx);
+        CallValidation<Spec>& validation = planned->validation;
         validation.SetPack(variantPack);
         if (Status st = FirstViolation(validation.Run(rules::Stage::kParam, rules::Stage::kDeviceValues));
             !st.ok()) {
             return st;
         }
-        auto planned =
-            std::make_unique<Planned>(Spec::BuildPlan(validation.subject()),
-                                      PackIdentity(variantPack, validation.subject().inputSlots), ctx);
+        planned->plan = Spec::BuildPlan(validation.subject());
+        planned->pack.emplace(variantPack, validation.subject().inputSlots);
         if (Status st = dispatch::SelectKernel(planned->plan, ctx, &planned->kernel); !st.ok()) return st;
-        // The kernel's scratch is sized here for the context's threads; Execute allocates nothing.
+        // Everything Execute uses is allocated here: the kernel's scratch for the context's threads, and the
+        // storage of the plan Execute rebuilds from device values, built once now for the same values.
         planned->threads = core::ResolveThreads(ctx.threads);
         planned->workspaceBytes = planned->kernel->workspaceBytes(planned->plan, planned->threads);
         planned->ownWorkspace.resize(planned->workspaceBytes);
+        if constexpr (requires { Spec::kPlanHoldsDeviceValues; }) {
+            if constexpr (Spec::kPlanHoldsDeviceValues)
+                Spec::RebuildPlan(validation.subject(), &planned->executed);
+        }
         *out = std::move(planned);
         return Status::Ok();
     }

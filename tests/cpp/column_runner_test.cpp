@@ -295,10 +295,6 @@ TEST_P(ColumnRunnerTest, RawDotsBeyondFloatRangeMeetThePrecisionStandard) {
     ExpectMeetsTheStandard(call, 128, 300);
 }
 
-std::string PathName(const testing::TestParamInfo<std::string>& path) {
-    return path.param.substr(path.param.find(':') + 1);
-}
-
 INSTANTIATE_TEST_SUITE_P(Registry, ColumnRunnerTest, testing::ValuesIn(CpuPaths()), PathName);
 
 }  // namespace

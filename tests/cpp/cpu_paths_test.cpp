@@ -127,10 +127,6 @@ TEST_P(CpuPathTest, EachExecuteTakesItsOwnScaledQueries) {
     EXPECT_EQ(PrecisionFailure(call, ReferenceResult(call), 64, 1500), "");
 }
 
-std::string PathName(const testing::TestParamInfo<std::string>& path) {
-    return path.param.substr(path.param.find(':') + 1);
-}
-
 INSTANTIATE_TEST_SUITE_P(Registry, CpuPathTest, testing::ValuesIn(CpuPaths()), PathName);
 
 // ---- Numeric semantics (docs/decisions.md): the same class of result on every backend and path.

@@ -107,10 +107,6 @@ TEST_P(PrefillPathTest, OneTwoAndThreeThreadsGiveIdenticalBits) {
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
 }
 
-std::string PathName(const testing::TestParamInfo<std::string>& path) {
-    return path.param.substr(path.param.find(':') + 1);
-}
-
 INSTANTIATE_TEST_SUITE_P(Registry, PrefillPathTest, testing::ValuesIn(CpuPaths()), PathName);
 
 }  // namespace

@@ -54,24 +54,29 @@ std::string BatchDimText(const S& s) {
     return core::StrCat(s.Batch(), " or ", OriginalBatch(s));
 }
 
+// These rules run again in every Execute (host values): a mask that passes builds no message, which
+// would allocate.
 Verdict CoversContext(const MaskView& m, int64_t columns) {
-    return Require(columns >= m.maxKv, "the mask must cover the longest context ", m.maxKv,
-                   " (its key columns are ", columns, "), got ", m.Shape());
+    if (columns >= m.maxKv) return Pass();
+    return Fail("the mask must cover the longest context ", m.maxKv, " (its key columns are ", columns,
+                "), got ", m.Shape());
 }
 
-// NZ [N, C/16, R, 16]: the tile layout, the key columns, and the allowed N.
-Verdict NzLayout(const MaskView& m, std::initializer_list<int64_t> leading, const std::string& leadingText) {
+// NZ [N, C/16, R, 16]: the tile layout, the key columns, and the allowed N (named by leadingText()).
+template <class LeadingText>
+Verdict NzLayout(const MaskView& m, std::initializer_list<int64_t> leading, LeadingText leadingText) {
     if (m.Rank() != 4 || m.Dim(3) != kNzTile || m.Dim(2) < kNzTile)
         return Fail("an NZ mask must be [N, C/16, R >= 16, 16], got ", m.Shape());
     if (std::find(leading.begin(), leading.end(), m.Dim(0)) == leading.end())
-        return Fail("the NZ mask's dims[0] must be ", leadingText, ", got ", m.Shape());
+        return Fail("the NZ mask's dims[0] must be ", leadingText(), ", got ", m.Shape());
     return CoversContext(m, SatMul(m.Dim(1), kNzTile));
 }
 
 Verdict NormMask(const S& s) {
     if (s.param->maskType != Param::MASK_TYPE_NORM || !HostLengthsNonNegative(s)) return Pass();
     const MaskView m = ViewOf(s);
-    if (m.Nz()) return NzLayout(m, {1, s.Batch()}, core::StrCat("1 or the batch ", s.Batch()));
+    if (m.Nz())
+        return NzLayout(m, {1, s.Batch()}, [&] { return core::StrCat("1 or the batch ", s.Batch()); });
     switch (m.Rank()) {
         case 2:
             if (m.Dim(0) < m.maxQ)
@@ -105,11 +110,12 @@ Verdict AlibiMask(const S& s) {
     const int64_t heads = s.HeadNum();
     if (m.Nz()) {
         const int64_t planes = SatMul(s.Batch(), heads);
-        if (auto v =
-                NzLayout(m, {heads, planes}, core::StrCat("headNum ", heads, " or batch * headNum ", planes)))
+        if (auto v = NzLayout(m, {heads, planes}, [&] {
+                return core::StrCat("headNum ", heads, " or batch * headNum ", planes);
+            }))
             return v;
-        return Require(m.Dim(2) == kNzTile, "an NZ ALIBI mask has 16 rows per head: [N, C/16, 16, 16], got ",
-                       m.Shape());
+        if (m.Dim(2) == kNzTile) return Pass();
+        return Fail("an NZ ALIBI mask has 16 rows per head: [N, C/16, 16, 16], got ", m.Shape());
     }
     switch (m.Rank()) {
         case 3:
@@ -132,9 +138,9 @@ Verdict SpecMask(const S& s) {
     const MaskView m = ViewOf(s);
     const int64_t rows = s.Tokens();
     if (m.Nz()) {
-        if (auto v = NzLayout(m, {1}, "1")) return v;
-        return Require(m.Dim(2) >= rows, "an NZ SPEC mask needs a row per query row (", rows, "), got ",
-                       m.Shape());
+        if (auto v = NzLayout(m, {1}, [] { return "1"; })) return v;
+        if (m.Dim(2) >= rows) return Pass();
+        return Fail("an NZ SPEC mask needs a row per query row (", rows, "), got ", m.Shape());
     }
     if (m.Rank() != 2) return Fail("a SPEC mask must be 2-D [query rows, S], got ", m.Shape());
     if (m.Dim(0) < rows) return Fail("a SPEC mask needs a row per query row (", rows, "), got ", m.Shape());

@@ -1,7 +1,5 @@
 #include "ops/paged_attention/pa_subject.h"
 
-#include <cstring>
-
 namespace atbx::ops::pa {
 namespace {
 
@@ -36,11 +34,12 @@ std::vector<Input> InputOrder(const Param& p) {
     return order;
 }
 
-std::vector<int32_t> ReadInt32s(const PaSubject& s, Input input) {
-    if (!s.Has(input)) return {};
-    std::vector<int32_t> values(s.Dim(input, 0));
-    std::memcpy(values.data(), s.Data(input), values.size() * sizeof(int32_t));
-    return values;
+// Into the subject's own storage, which Execute's validation reuses (it allocates nothing for the same call).
+void ReadInt32s(const PaSubject& s, Input input, std::vector<int32_t>* values) {
+    values->clear();
+    if (!s.Has(input)) return;
+    const auto* data = static_cast<const int32_t*>(s.Data(input));
+    values->assign(data, data + s.Dim(input, 0));
 }
 
 }  // namespace
@@ -114,9 +113,9 @@ PaSubject MakeSubject(const Param& param, Platform platform) {
 }
 
 void LoadHostValues(PaSubject& s) {
-    s.contextLens = ReadInt32s(s, Input::kContextLens);
-    s.qSeqLen = ReadInt32s(s, Input::kQSeqLen);
-    s.batchRunStatus = ReadInt32s(s, Input::kBatchRunStatus);
+    ReadInt32s(s, Input::kContextLens, &s.contextLens);
+    ReadInt32s(s, Input::kQSeqLen, &s.qSeqLen);
+    ReadInt32s(s, Input::kBatchRunStatus, &s.batchRunStatus);
 }
 
 }  // namespace atbx::ops::pa

@@ -38,44 +38,44 @@ void* OutputOf(const RacSubject& s, Input cache) {
     return s.pack->outTensors[cache == Input::kKeyCache ? 0 : 1].deviceData;
 }
 
-// Row storage for the stream at `index`: the previous plan's, emptied (its capacity kept), else new.
-std::vector<RowWrite> ReusedRows(std::vector<CacheWriteStream>& previous, size_t index) {
-    std::vector<RowWrite> rows;
-    if (index < previous.size()) rows = std::move(previous[index].rows);
+// The plan's stream at `index`, emptied for this call: the stream the plan had there is reused with the
+// storage of its rows, so that rebuilding a plan for the same call allocates nothing.
+CacheWriteStream& ReusedStream(plan::CacheWritePlan* plan, size_t index) {
+    if (index == plan->streams.size()) plan->streams.emplace_back();
+    CacheWriteStream& stream = plan->streams[index];
+    std::vector<RowWrite> rows = std::move(stream.rows);
     rows.clear();
-    return rows;
+    stream = CacheWriteStream{};
+    stream.rows = std::move(rows);
+    return stream;
 }
 
-// Copies the cache input into its output when they are different memory (one row: the whole tensor). The
-// previous plan's rows at this stream's index are taken only then: they are the next stream's otherwise.
-void CopyCacheIfApart(const RacSubject& s, Input cache, std::vector<CacheWriteStream>& previous,
-                      plan::CacheWritePlan* plan) {
+// Copies the cache input into its output when they are different memory (one row: the whole tensor), as
+// the plan's next stream.
+void CopyCacheIfApart(const RacSubject& s, Input cache, plan::CacheWritePlan* plan, size_t* streams) {
     const void* input = s.Data(cache);
     void* output = OutputOf(s, cache);
     if (input == output) return;
-    CacheWriteStream copy;
+    CacheWriteStream& copy = ReusedStream(plan, (*streams)++);
     copy.src = input;
     copy.dst = output;
     copy.dtype = s.Desc(cache).dtype;
     copy.channels = static_cast<int64_t>(ElementCount(s.Desc(cache)));
-    copy.rows = ReusedRows(previous, plan->streams.size());
     copy.rows.push_back({});
-    plan->streams.push_back(std::move(copy));
 }
 
-CacheWriteStream EmptyStream(const RacSubject& s, Input cache, Input stored, const CacheLayout& layout,
-                             std::vector<RowWrite> rows) {
-    CacheWriteStream stream;
-    stream.src = s.Data(stored);
-    stream.dst = OutputOf(s, cache);
-    stream.dtype = s.Desc(cache).dtype;
-    stream.channels = layout.rowChannels;
-    stream.dstChannelTile = layout.tile;
-    stream.dstChannelTileStride = layout.blockSize * layout.tile;
-    stream.srcRunStride = s.Compressed() ? s.Heads() * layout.rowChannels : layout.rowChannels;  // next token
-    stream.dstRunStride = layout.tile == 0 ? layout.rowChannels : 0;                             // next slot
-    stream.rows = std::move(rows);
-    return stream;
+// The stream's addressing, before its rows are added.
+void StartStream(const RacSubject& s, Input cache, Input stored, const CacheLayout& layout,
+                 CacheWriteStream* stream) {
+    stream->src = s.Data(stored);
+    stream->dst = OutputOf(s, cache);
+    stream->dtype = s.Desc(cache).dtype;
+    stream->channels = layout.rowChannels;
+    stream->dstChannelTile = layout.tile;
+    stream->dstChannelTileStride = layout.blockSize * layout.tile;
+    stream->srcRunStride =
+        s.Compressed() ? s.Heads() * layout.rowChannels : layout.rowChannels;  // next token
+    stream->dstRunStride = layout.tile == 0 ? layout.rowChannels : 0;          // next slot
 }
 
 // Token t (all heads) to cache row slotMapping[t]; negative slots skipped.
@@ -155,7 +155,7 @@ void AddHeadTokens(const RacSubject& s, const HeadWindow& w, int64_t j0, int64_t
 }
 
 void AddHeadRows(const RacSubject& s, const CacheLayout& layout, CacheWriteStream* stream) {
-    const std::vector<HeadWindow> windows = HeadWindows(s);
+    const std::vector<HeadWindow>& windows = s.windows;
     const int64_t groupTokens = HeadGroupTokens(s, layout, stream->dtype);
     size_t entries = 0;  // ND: at most a run per group, and one more run and a mean where a head averages
     for (const HeadWindow& w : windows) {
@@ -183,22 +183,21 @@ void AddHeadRows(const RacSubject& s, const CacheLayout& layout, CacheWriteStrea
 }  // namespace
 
 void RebuildPlan(const RacSubject& s, plan::CacheWritePlan* plan) {
-    std::vector<CacheWriteStream> previous = std::move(plan->streams);
-    plan->streams.clear();
+    size_t streams = 0;
     for (auto [cache, stored] :
          {std::pair{Input::kKeyCache, Input::kKey}, {Input::kValueCache, Input::kValue}}) {
         if (!s.Has(cache)) continue;
-        CopyCacheIfApart(s, cache, previous, plan);
+        CopyCacheIfApart(s, cache, plan, &streams);
         const CacheLayout layout = LayoutOf(s, cache, stored);
-        CacheWriteStream stream =
-            EmptyStream(s, cache, stored, layout, ReusedRows(previous, plan->streams.size()));
+        CacheWriteStream& stream = ReusedStream(plan, streams++);
+        StartStream(s, cache, stored, layout, &stream);
         if (s.Compressed()) {
             AddHeadRows(s, layout, &stream);
         } else {
             AddTokenRows(s, layout, &stream);
         }
-        plan->streams.push_back(std::move(stream));
     }
+    plan->streams.resize(streams);
 }
 
 plan::CacheWritePlan BuildPlan(const RacSubject& s) {

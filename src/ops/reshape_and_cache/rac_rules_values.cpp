@@ -9,17 +9,12 @@
 namespace atbx::ops::rac {
 namespace {
 
-// Cache rows [slot, slot + rows) written from slotMapping[index].
-struct SlotRun {
-    int64_t index;
-    int64_t slot;
-    int64_t rows;
-};
-
 // The runs the call writes, among the slots that are in range (and, with compression, whose windows are
 // consistent): the rows the other rules vouch for.
-std::vector<SlotRun> WrittenRuns(const S& s) {
-    std::vector<SlotRun> runs;
+// Into the subject's scratch (RacSubject::writtenRuns).
+std::vector<SlotRun>& WrittenRuns(const S& s) {
+    std::vector<SlotRun>& runs = s.writtenRuns;
+    runs.clear();
     if (!s.Compressed()) {
         const std::span<const int32_t> slots = s.Values(Input::kSlotMapping);
         for (size_t t = 0; t < slots.size(); ++t) {
@@ -28,7 +23,7 @@ std::vector<SlotRun> WrittenRuns(const S& s) {
         }
         return runs;
     }
-    for (const HeadWindow& w : HeadWindows(s)) {
+    for (const HeadWindow& w : s.windows) {
         if (w.slot < 0 || !Consistent(s, w)) continue;
         const int64_t rows = RowsWritten(s, w);
         if (rows > 0 && w.slot + rows <= s.CacheSlots()) runs.push_back({w.item, w.slot, rows});
@@ -48,7 +43,7 @@ Verdict SlotsInRange(const S& s) {
         }
         return Pass();
     }
-    for (const HeadWindow& w : HeadWindows(s)) {
+    for (const HeadWindow& w : s.windows) {
         if (w.slot < 0) continue;
         const int64_t last = Consistent(s, w) ? w.slot + std::max<int64_t>(RowsWritten(s, w), 1) - 1 : w.slot;
         if (last >= cacheSlots) {
@@ -68,7 +63,8 @@ bool TokenSlotsDistinct(const S& s) {
     const std::span<const int32_t> slots = s.Values(Input::kSlotMapping);
     const int64_t cacheSlots = s.CacheSlots();
     if (cacheSlots > 512 * static_cast<int64_t>(slots.size())) return false;
-    std::vector<uint64_t> seen(static_cast<size_t>((cacheSlots + 63) / 64));
+    std::vector<uint64_t>& seen = s.writtenRowBits;
+    seen.assign(static_cast<size_t>((cacheSlots + 63) / 64), 0);
     for (const int32_t slot : slots) {
         if (slot < 0 || slot >= cacheSlots) continue;
         uint64_t& word = seen[static_cast<size_t>(slot / 64)];
@@ -81,7 +77,7 @@ bool TokenSlotsDistinct(const S& s) {
 
 Verdict SlotsUnique(const S& s) {
     if (!s.Compressed() && TokenSlotsDistinct(s)) return Pass();
-    std::vector<SlotRun> runs = WrittenRuns(s);
+    std::vector<SlotRun>& runs = WrittenRuns(s);
     std::sort(runs.begin(), runs.end(), [](const SlotRun& a, const SlotRun& b) { return a.slot < b.slot; });
     for (size_t k = 1; k < runs.size(); ++k) {
         const SlotRun& a = runs[k - 1];
@@ -113,7 +109,7 @@ Verdict SeqLenTotal(const S& s) {
 
 Verdict WinsRange(const S& s) {
     if (!s.Compressed()) return Pass();
-    for (const HeadWindow& w : HeadWindows(s)) {
+    for (const HeadWindow& w : s.windows) {
         if (w.length < 0) continue;  // rac.device.seq_len_total reports it
         if (w.window < 0 || w.window > w.length) {
             return Fail("wins[", w.item, "] (batch ", w.batch, ", head ", w.head, ") must be in [0, seqLen[",
@@ -125,7 +121,7 @@ Verdict WinsRange(const S& s) {
 
 Verdict OffsetRange(const S& s) {
     if (!s.Rope()) return Pass();
-    for (const HeadWindow& w : HeadWindows(s)) {
+    for (const HeadWindow& w : s.windows) {
         if (w.length < 0 || w.window < 0 || w.window > w.length) continue;  // reported by the rules above
         if (w.offset != -1 && (w.offset < 0 || w.offset > w.length - w.window)) {
             return Fail("offsetIndex[", w.item, "] (batch ", w.batch, ", head ", w.head,

@@ -32,8 +32,34 @@ const char* InputName(Input input);
 constexpr int64_t kNzTile = 16;
 constexpr int64_t kNzTileInt8 = 32;
 
+// Item i = b * Nh + h of a compress call, read from slotMapping, wins, seqLen and offsetIndex.
+struct HeadWindow {
+    int64_t item = 0;        // i
+    int64_t batch = 0;       // b
+    int64_t head = 0;        // h
+    int64_t firstToken = 0;  // key row of token 0 of sequence b: seqLen[0] + ... + seqLen[b - 1]
+    int64_t length = 0;      // L = seqLen[b]
+    int64_t window = 0;      // w = wins[i]
+    int64_t offset = -1;     // o = offsetIndex[i] (KVHEAD_ROPE); -1 (no mean) for KVHEAD
+    int64_t slot = 0;        // slotMapping[i]: cache row of the first row written; negative: skipped
+};
+
+// Cache rows [slot, slot + rows) written from slotMapping[index].
+struct SlotRun {
+    int64_t index;
+    int64_t slot;
+    int64_t rows;
+};
+
 struct RacSubject : rules::RoleSubject<Input> {
     const Param* param = nullptr;
+
+    // Compress modes: every item, in order; read when Stage::kDeviceValues starts (LoadDeviceValues).
+    std::vector<HeadWindow> windows;
+    // Scratch of the rule that finds cache rows written twice. Kept here, with the windows, so that the
+    // checks Execute runs again reuse the storage of Setup's validation and allocate nothing.
+    mutable std::vector<uint64_t> writtenRowBits;
+    mutable std::vector<SlotRun> writtenRuns;
 
     // A 1-D int32 device tensor's values; readable from Stage::kDeviceValues on (its dtype, rank, length and
     // size are checked by then).
@@ -68,6 +94,10 @@ RacSubject MakeSubject(const Param& param, Platform platform);
 // ReshapeAndCache has no host tensors: every value it reads (slots, windows, lengths) lives in device
 // tensors.
 inline void LoadHostValues(RacSubject&) {}
+
+// Reads the compress modes' windows (RacSubject::windows) from the device tensors, whose lengths the shape
+// and memory stages checked.
+void LoadDeviceValues(RacSubject& s);
 
 // Input index each output (keyCache, valueCache) aliases: the outputs are the caches, updated in place.
 std::vector<int> OutputAliases(const Param& param);

@@ -2,12 +2,14 @@
 
 namespace atbx::ops::rac {
 
-std::vector<HeadWindow> HeadWindows(const RacSubject& s) {
+void LoadDeviceValues(RacSubject& s) {
+    std::vector<HeadWindow>& windows = s.windows;
+    windows.clear();
+    if (!s.Compressed()) return;
     const std::span<const int32_t> slots = s.Values(Input::kSlotMapping);
     const std::span<const int32_t> wins = s.Values(Input::kWins);
     const std::span<const int32_t> seqLen = s.Values(Input::kSeqLen);
     const int64_t heads = s.Heads();
-    std::vector<HeadWindow> windows;
     windows.reserve(slots.size());
     int64_t firstToken = 0;
     for (int64_t b = 0; b < s.Batch(); ++b) {
@@ -25,7 +27,6 @@ std::vector<HeadWindow> HeadWindows(const RacSubject& s) {
         }
         firstToken += seqLen[b];
     }
-    return windows;
 }
 
 bool Consistent(const RacSubject& s, const HeadWindow& w) {

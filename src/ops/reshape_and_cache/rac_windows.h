@@ -10,21 +10,6 @@
 
 namespace atbx::ops::rac {
 
-// Item i = b * Nh + h of a compress call, read from slotMapping, wins, seqLen and offsetIndex.
-struct HeadWindow {
-    int64_t item = 0;        // i
-    int64_t batch = 0;       // b
-    int64_t head = 0;        // h
-    int64_t firstToken = 0;  // key row of token 0 of sequence b: seqLen[0] + ... + seqLen[b - 1]
-    int64_t length = 0;      // L = seqLen[b]
-    int64_t window = 0;      // w = wins[i]
-    int64_t offset = -1;     // o = offsetIndex[i] (KVHEAD_ROPE); -1 (no mean) for KVHEAD
-    int64_t slot = 0;        // slotMapping[i]: cache row of the first row written; negative: skipped
-};
-
-// Every item of a compress call, in order. Reads device tensors: Stage::kDeviceValues on.
-std::vector<HeadWindow> HeadWindows(const RacSubject& subject);
-
 // Whether the item's lengths are consistent: 0 <= w <= L, the sequence lies inside the T key rows, and
 // (KVHEAD_ROPE) o == -1 or 0 <= o <= L - w. The device-value rules report the items that are not.
 bool Consistent(const RacSubject& subject, const HeadWindow& window);

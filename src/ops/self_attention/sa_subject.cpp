@@ -1,7 +1,5 @@
 #include "ops/self_attention/sa_subject.h"
 
-#include <cstring>
-
 namespace atbx::ops::sa {
 namespace {
 
@@ -79,11 +77,12 @@ std::vector<Input> InputOrder(const Param& p) {
 }
 
 // Length tensors are int32 or uint32; values above INT32_MAX are kept as negative int32 for the rules to
-// reject.
-std::vector<int32_t> ReadLengths(const SaSubject& s, Input input, int64_t offset, int64_t count) {
-    std::vector<int32_t> values(count);
-    std::memcpy(values.data(), static_cast<const int32_t*>(s.Data(input)) + offset, count * sizeof(int32_t));
-    return values;
+// reject. Into the subject's own storage, which Execute's validation reuses (it allocates nothing for the
+// same call).
+void ReadLengths(const SaSubject& s, Input input, int64_t offset, int64_t count,
+                 std::vector<int32_t>* values) {
+    const int32_t* data = static_cast<const int32_t*>(s.Data(input)) + offset;
+    values->assign(data, data + count);
 }
 
 }  // namespace
@@ -156,16 +155,19 @@ void LoadHostValues(SaSubject& s) {
         const TensorDesc& desc = s.Desc(Input::kSeqLen);
         s.unsignedLengths = desc.dtype == ACL_UINT32;
         const int64_t batch = desc.shape.dims[desc.shape.dimNum - 1];
-        s.seqLen = ReadLengths(s, Input::kSeqLen, 0, batch);
+        ReadLengths(s, Input::kSeqLen, 0, batch, &s.seqLen);
         // PA_ENCODER's [2, B] seqLen: row 0 query lengths, row 1 key lengths.
-        s.kvSeqLen = desc.shape.dimNum == 2 ? ReadLengths(s, Input::kSeqLen, batch, batch) : s.seqLen;
+        if (desc.shape.dimNum == 2) {
+            ReadLengths(s, Input::kSeqLen, batch, batch, &s.kvSeqLen);
+        } else {
+            s.kvSeqLen = s.seqLen;
+        }
     }
-    if (s.Has(Input::kKvSeqLen)) s.kvSeqLen = ReadLengths(s, Input::kKvSeqLen, 0, s.Dim(Input::kKvSeqLen, 0));
+    if (s.Has(Input::kKvSeqLen)) ReadLengths(s, Input::kKvSeqLen, 0, s.Dim(Input::kKvSeqLen, 0), &s.kvSeqLen);
     if (s.Has(Input::kTokenOffset))
-        s.tokenOffset = ReadLengths(s, Input::kTokenOffset, 0, s.Dim(Input::kTokenOffset, 0));
-    if (s.Has(Input::kBatchRunStatus)) {
-        s.batchRunStatus = ReadLengths(s, Input::kBatchRunStatus, 0, s.Dim(Input::kBatchRunStatus, 0));
-    }
+        ReadLengths(s, Input::kTokenOffset, 0, s.Dim(Input::kTokenOffset, 0), &s.tokenOffset);
+    if (s.Has(Input::kBatchRunStatus))
+        ReadLengths(s, Input::kBatchRunStatus, 0, s.Dim(Input::kBatchRunStatus, 0), &s.batchRunStatus);
 }
 
 }  // namespace atbx::ops::sa

@@ -20,6 +20,11 @@ class CpuPathFixture : public testing::TestWithParam<std::string> {
     const char* Path() const { return GetParam().c_str(); }
 };
 
+// "avx512" for "cpu:avx512": the instance's name in test output.
+inline std::string PathName(const testing::TestParamInfo<std::string>& path) {
+    return path.param.substr(path.param.find(':') + 1);
+}
+
 }  // namespace atbx::test
 
 #endif  // ATBX_TESTS_SUPPORT_CPU_PATH_FIXTURE_H
