@@ -4,7 +4,6 @@
 #define ATBX_OPS_RESHAPE_AND_CACHE_RAC_WINDOWS_H
 
 #include <cstdint>
-#include <vector>
 
 #include "ops/reshape_and_cache/rac_subject.h"
 
