@@ -1,6 +1,7 @@
 #include "atbx/types.h"
 
-#include <sstream>
+#include <charconv>
+#include <string>
 
 namespace atbx {
 
@@ -156,13 +157,15 @@ const char* FormatName(aclFormat format) {
 }
 
 std::string ShapeToString(const Dims& shape) {
-    std::ostringstream out;
-    out << '[';
+    std::string out = "[";
     const uint64_t rank = shape.dimNum <= MAX_DIM ? shape.dimNum : MAX_DIM;
-    for (uint64_t i = 0; i < rank; ++i)
-        out << (i ? ", " : "") << shape.dims[i];
-    out << ']';
-    return out.str();
+    for (uint64_t i = 0; i < rank; ++i) {
+        if (i > 0) out += ", ";
+        char digits[24];
+        out.append(digits, std::to_chars(digits, digits + sizeof digits, shape.dims[i]).ptr);
+    }
+    out += ']';
+    return out;
 }
 
 }  // namespace atbx

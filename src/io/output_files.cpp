@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <random>
 #include <set>
+#include <string_view>
 
 #include "core/str_cat.h"
 #include "io/npy.h"
@@ -37,7 +39,9 @@ void WriteAll(int fd, const uint8_t* data, size_t size, const std::filesystem::p
 std::filesystem::path WriteTemporary(const HostTensor& tensor, const std::filesystem::path& dir,
                                      std::mt19937_64& rng) {
     for (int attempt = 0; attempt < 100; ++attempt) {
-        const std::filesystem::path path = dir / StrCat(".atbx-output-", std::hex, rng(), ".partial");
+        char hex[24];
+        const std::string_view name(hex, std::to_chars(hex, hex + sizeof hex, rng(), 16).ptr);
+        const std::filesystem::path path = dir / StrCat(".atbx-output-", name, ".partial");
         const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
         if (fd < 0 && errno == EEXIST) continue;
         if (fd < 0) throw IoError(StrCat(Shown(path), ": cannot create: ", std::strerror(errno)));

@@ -66,7 +66,7 @@ class OperationImpl final : public Operation {
         const Context ctx = context != nullptr ? *context : Context{platform_, 0, Backend::kAuto};
         std::unique_ptr<Planned> planned;
         if (Status st = PlanCall(variantPack, ctx, &planned); !st.ok()) return st;
-        planned_ = std::move(planned);
+        Adopt(std::move(planned));
         workspaceSize = planned_->workspaceBytes;
         return Status::Ok();
     }
@@ -85,7 +85,7 @@ class OperationImpl final : public Operation {
             // and keeps the last plan, so the operation runs again once valid values are back.
             std::unique_ptr<Planned> replanned;
             if (Status st = PlanCall(variantPack, planned_->context, &replanned); !st.ok()) return st;
-            planned_ = std::move(replanned);
+            Adopt(std::move(replanned));
         }
         // Device tensors may change between Setup and Execute: indices are checked again before any read,
         // by the validation Setup ran, whose storage (the subject's values) takes the same values again.
@@ -105,7 +105,7 @@ class OperationImpl final : public Operation {
         const int threads =
             std::min(core::ResolveThreads(context != nullptr ? context->threads : planned_->context.threads),
                      planned_->threads);
-        void* scratch = workspace != nullptr ? static_cast<void*>(workspace) : planned_->ownWorkspace.data();
+        void* scratch = workspace != nullptr ? static_cast<void*>(workspace) : ownWorkspace_.data();
         // A plan that holds values read from device tensors (ReshapeAndCache's slots) is rebuilt from the
         // values Execute sees, into a plan of its own whose storage the next Execute reuses: the plan Setup
         // stored stays as Setup left it.
@@ -134,10 +134,17 @@ class OperationImpl final : public Operation {
         std::optional<PackIdentity> pack;
         Context context;
         const dispatch::Kernel<Plan>* kernel = nullptr;
-        int threads = 1;                    // threads the workspace is sized for
-        uint64_t workspaceBytes = 0;        // what Setup reported
-        std::vector<uint8_t> ownWorkspace;  // used when Execute gets no workspace
+        int threads = 1;              // threads the workspace is sized for
+        uint64_t workspaceBytes = 0;  // what Setup reported
     };
+
+    // Makes the plan current, with a workspace of its size for an Execute that gets none: kept from plan to
+    // plan and grown only, since a decode step calls Setup every time (its lengths change) and allocating and
+    // clearing the step's hundreds of KiB again was about half of Setup's time.
+    void Adopt(std::unique_ptr<Planned> planned) {
+        planned_ = std::move(planned);
+        if (ownWorkspace_.size() < planned_->workspaceBytes) ownWorkspace_.resize(planned_->workspaceBytes);
+    }
 
     // Validates the whole call for the context and plans it, choosing its kernel.
     Status PlanCall(const VariantPack& variantPack, const Context& ctx, std::unique_ptr<Planned>* out) const {
@@ -156,7 +163,6 @@ class OperationImpl final : public Operation {
         // storage of the plan Execute rebuilds from device values, built once now for the same values.
         planned->threads = core::ResolveThreads(ctx.threads);
         planned->workspaceBytes = planned->kernel->workspaceBytes(planned->plan, planned->threads);
-        planned->ownWorkspace.resize(planned->workspaceBytes);
         if constexpr (requires { Spec::kPlanHoldsDeviceValues; }) {
             if constexpr (Spec::kPlanHoldsDeviceValues)
                 Spec::RebuildPlan(validation.subject(), &planned->executed);
@@ -168,6 +174,7 @@ class OperationImpl final : public Operation {
     Param param_;
     Platform platform_;
     std::unique_ptr<Planned> planned_;
+    std::vector<uint8_t> ownWorkspace_;  // used when Execute gets no workspace
     OperationHolder holder_{};
 };
 
