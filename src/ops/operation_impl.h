@@ -106,15 +106,11 @@ class OperationImpl final : public Operation {
             std::min(core::ResolveThreads(context != nullptr ? context->threads : planned_->context.threads),
                      planned_->threads);
         void* scratch = workspace != nullptr ? static_cast<void*>(workspace) : ownWorkspace_.data();
-        // A plan that holds values read from device tensors (ReshapeAndCache's slots) is rebuilt from the
-        // values Execute sees, into a plan of its own whose storage the next Execute reuses: the plan Setup
-        // stored stays as Setup left it.
+        // A plan that holds values read from device tensors (ReshapeAndCache's slots) is rebuilt in place
+        // from the values Execute sees, in the storage Setup's plan holds.
         if constexpr (requires { Spec::kPlanHoldsDeviceValues; }) {
-            if constexpr (Spec::kPlanHoldsDeviceValues) {
-                Spec::RebuildPlan(validation.subject(), &planned_->executed);
-                dispatch::RunKernel(*planned_->kernel, planned_->executed, threads, scratch);
-                return Status::Ok();
-            }
+            if constexpr (Spec::kPlanHoldsDeviceValues)
+                Spec::RebuildPlan(validation.subject(), &planned_->plan);
         }
         dispatch::RunKernel(*planned_->kernel, planned_->plan, threads, scratch);
         return Status::Ok();
@@ -130,7 +126,6 @@ class OperationImpl final : public Operation {
         Planned(const Param& param, const Context& ctx) : validation(param, ctx.platform), context(ctx) {}
         CallValidation<Spec> validation;  // Setup's, run again by Execute
         Plan plan;
-        Plan executed;  // the plan Execute rebuilds from device values (kPlanHoldsDeviceValues)
         std::optional<PackIdentity> pack;
         Context context;
         const dispatch::Kernel<Plan>* kernel = nullptr;
@@ -159,14 +154,10 @@ class OperationImpl final : public Operation {
         planned->plan = Spec::BuildPlan(validation.subject());
         planned->pack.emplace(variantPack, validation.subject().inputSlots);
         if (Status st = dispatch::SelectKernel(planned->plan, ctx, &planned->kernel); !st.ok()) return st;
-        // Everything Execute uses is allocated here: the kernel's scratch for the context's threads, and the
-        // storage of the plan Execute rebuilds from device values, built once now for the same values.
+        // The kernel's scratch is sized here for the context's threads (Adopt allocates it): Execute
+        // allocates nothing.
         planned->threads = core::ResolveThreads(ctx.threads);
         planned->workspaceBytes = planned->kernel->workspaceBytes(planned->plan, planned->threads);
-        if constexpr (requires { Spec::kPlanHoldsDeviceValues; }) {
-            if constexpr (Spec::kPlanHoldsDeviceValues)
-                Spec::RebuildPlan(validation.subject(), &planned->executed);
-        }
         *out = std::move(planned);
         return Status::Ok();
     }

@@ -13,8 +13,8 @@ import pytest
 # Small buffers and short timing: these tests check the harness, not the machine.
 FAST = ["--smoke", "--threads", "1", "--ceiling-mib", "16", "--cold-mib", "1", "--row-seconds", "0.02"]
 MACHINE_KEYS = {"cpu", "isa", "threads", "read_gbs", "fma_gflops", "amx_gflops", "pages", "transparent_huge_pages"}
-ROW_KEYS = {"op", "shape", "dtype", "kernel", "threads", "cold", "ms", "kv_gbs", "gflops", "roofline_pct",
-            "ceiling_gbs", "peak_gflops", "peer"}
+ROW_KEYS = {"op", "shape", "dtype", "kernel", "threads", "cold", "ms", "setup_ms", "kv_gbs", "gflops",
+            "roofline_pct", "ceiling_gbs", "peak_gflops", "peer"}
 ELEMENT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1}
 
 
@@ -103,7 +103,7 @@ def check_document(doc, work):
     for row in doc["rows"]:
         assert ROW_KEYS <= row.keys(), row
         assert row["threads"] == 1 and row["kernel"] and row["peer"] is None
-        assert row["ms"] > 0 and row["ceiling_gbs"] > 0 and row["peak_gflops"] > 0
+        assert row["ms"] > 0 and row["setup_ms"] > 0 and row["ceiling_gbs"] > 0 and row["peak_gflops"] > 0
         kv_bytes, flops = work(row)
         seconds = row["ms"] / 1e3
         assert row["kv_bytes"] == kv_bytes, row

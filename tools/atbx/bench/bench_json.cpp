@@ -37,6 +37,7 @@ nlohmann::json RowJson(const RowResult& r, const std::vector<RowResult>& rows) {
             {"rotated_bytes", r.timing.layers * s.kvBytes},
             {"runs", r.timing.runs},
             {"ms", r.timing.seconds * 1e3},
+            {"setup_ms", r.timing.setupSeconds * 1e3},
             {"kv_bytes", s.kvBytes},
             {"bytes", s.bytes},
             {"flops", s.flops},

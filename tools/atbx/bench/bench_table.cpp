@@ -45,16 +45,16 @@ void PrintCeilings(std::ostream& out, const MachineCeilings& m) {
 
 void PrintTable(std::ostream& out, const std::vector<RowResult>& rows,
                 const std::vector<SkippedRow>& skipped) {
-    out << "\n| op | shape | dtype | cache | kernel | ms | KV GB/s | GFLOP/s | % roofline | limit | peer | "
-           "peer / atbx "
-           "time |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    out << "\n| op | shape | dtype | cache | kernel | ms | Setup ms | KV GB/s | GFLOP/s | % roofline | limit "
+           "| peer | "
+           "peer / atbx time |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const RowResult& r : rows) {
         const RowSpec& s = *r.spec;
         out << std::fixed << std::setprecision(2) << "| " << s.op << " | " << s.shape << " | " << s.dtype
             << " | " << (s.cold ? "cold" : "warm") << " | " << r.timing.kernel << " | "
-            << r.timing.seconds * 1e3 << " | " << r.kvGbs << " | " << r.gflops << " | "
-            << std::setprecision(1) << r.rooflinePct << " | " << r.limit << " | " << PeerCell(r.peer) << " | "
-            << Ratio(r) << " |\n";
+            << r.timing.seconds * 1e3 << " | " << std::setprecision(3) << r.timing.setupSeconds * 1e3 << " | "
+            << std::setprecision(2) << r.kvGbs << " | " << r.gflops << " | " << std::setprecision(1)
+            << r.rooflinePct << " | " << r.limit << " | " << PeerCell(r.peer) << " | " << Ratio(r) << " |\n";
     }
     for (const SkippedRow& s : skipped)
         out << "skipped: " << s.spec->op << ' ' << s.spec->shape << ' ' << s.spec->dtype << ": " << s.reason
@@ -74,9 +74,10 @@ void PrintFeatureTable(std::ostream& out, const std::vector<RowResult>& rows) {
 }
 
 void PrintRowLine(std::ostream& out, const RowResult& r) {
-    out << std::fixed << std::setprecision(2) << r.timing.kernel << ' ' << r.timing.seconds * 1e3 << " ms, "
-        << r.kvGbs << " GB/s KV, " << r.gflops << " GFLOP/s, " << std::setprecision(1) << r.rooflinePct
-        << " % of roofline (" << r.limit << ")";
+    out << std::fixed << std::setprecision(2) << r.timing.kernel << ' ' << r.timing.seconds * 1e3
+        << " ms (Setup " << std::setprecision(3) << r.timing.setupSeconds * 1e3 << std::setprecision(2)
+        << " ms), " << r.kvGbs << " GB/s KV, " << r.gflops << " GFLOP/s, " << std::setprecision(1)
+        << r.rooflinePct << " % of roofline (" << r.limit << ")";
     if (r.spec->cold)
         out << ", " << r.timing.layers << " layers (" << ((r.timing.layers * r.spec->kvBytes) >> 20)
             << " MiB of KV)";

@@ -39,6 +39,21 @@ bool KeepTiming(int runs, double elapsed, const RunLimits& limits) {
     return runs < limits.minRuns && elapsed < 4 * limits.timedSeconds;
 }
 
+// Median time of Setup on the row's calls, the layers in turn, as many times as the calls were timed (at
+// least 20, at most 1000).
+double SetupSeconds(std::vector<Layer>& layers, Context& context, int runs) {
+    std::vector<double> times;
+    uint64_t workspaceSize = 0;
+    for (int i = 0; i < std::clamp(runs, 20, 1000); ++i) {
+        Layer& layer = layers[static_cast<size_t>(i) % layers.size()];
+        const auto start = std::chrono::steady_clock::now();
+        const Status st = layer.op->Setup(layer.call.pack(), workspaceSize, &context);
+        times.push_back(Elapsed(start));
+        if (!st.ok()) return 0.0;
+    }
+    return Median(times);
+}
+
 }  // namespace
 
 int LayerCount(const RowSpec& row, const RunLimits& limits) {
@@ -89,6 +104,7 @@ RowOutcome RunRow(const RowSpec& row, const RunLimits& limits) {
     }
     timing.seconds = Median(times);
     timing.runs = static_cast<int>(times.size());
+    timing.setupSeconds = SetupSeconds(layers, context, timing.runs);
     outcome.timing = timing;
     return outcome;
 }

@@ -27,6 +27,9 @@ struct RunLimits {
 struct RowTiming {
     std::string kernel;    // the kernel the dispatcher chose ("cpu:scalar", "reference" ...)
     double seconds = 0.0;  // median time of one call
+    // Median time of the Setup a serving loop calls before each Execute (ATB's order; a decode step's lengths
+    // change every step), timed apart from the calls.
+    double setupSeconds = 0.0;
     int runs = 0;
     int layers = 1;
 };
