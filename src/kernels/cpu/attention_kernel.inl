@@ -1156,6 +1156,19 @@ void MergeRowBlock(const KernelCall& call, int64_t step) {
     }
 }
 
+void SoftmaxExp(const float* x, float* y, int64_t n) {
+    int64_t i = 0;
+    for (; i + kW <= n; i += kW)
+        Simd::Store(y + i, Simd::Exp(Simd::Load(x + i)));
+    if (i == n) return;
+    float in[kW] = {}, out[kW];
+    for (int64_t k = i; k < n; ++k)
+        in[k - i] = x[k];
+    Simd::Store(out, Simd::Exp(Simd::Load(in)));
+    for (int64_t k = i; k < n; ++k)
+        y[k] = out[k - i];
+}
+
 void RunAttention(const KernelCall& call) {
     auto task = [&call](int64_t index, int thread, core::NextTask& next) {
         RunTask(call, index, call.scratch + thread * call.layout.total, &next);
