@@ -55,10 +55,16 @@ void Append(std::string& out, const T& value) {
 
 }  // namespace str_cat_detail
 
+// Appends the values to `out`, each printed as StrCat prints it.
+template <class... Args>
+void StrAppend(std::string& out, const Args&... args) {
+    (str_cat_detail::Append(out, args), ...);
+}
+
 template <class... Args>
 std::string StrCat(const Args&... args) {
     std::string out;
-    (str_cat_detail::Append(out, args), ...);
+    StrAppend(out, args...);
     return out;
 }
 

@@ -1,7 +1,8 @@
 #include "atbx/types.h"
 
-#include <charconv>
 #include <string>
+
+#include "core/str_cat.h"
 
 namespace atbx {
 
@@ -159,11 +160,8 @@ const char* FormatName(aclFormat format) {
 std::string ShapeToString(const Dims& shape) {
     std::string out = "[";
     const uint64_t rank = shape.dimNum <= MAX_DIM ? shape.dimNum : MAX_DIM;
-    for (uint64_t i = 0; i < rank; ++i) {
-        if (i > 0) out += ", ";
-        char digits[24];
-        out.append(digits, std::to_chars(digits, digits + sizeof digits, shape.dims[i]).ptr);
-    }
+    for (uint64_t i = 0; i < rank; ++i)
+        core::StrAppend(out, i > 0 ? ", " : "", shape.dims[i]);
     out += ']';
     return out;
 }

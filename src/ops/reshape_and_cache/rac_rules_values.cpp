@@ -10,8 +10,7 @@ namespace atbx::ops::rac {
 namespace {
 
 // The runs the call writes, among the slots that are in range (and, with compression, whose windows are
-// consistent): the rows the other rules vouch for.
-// Into the subject's scratch (RacSubject::writtenRuns).
+// consistent): the rows the other rules vouch for; into the subject's scratch (RacSubject::writtenRuns).
 std::vector<SlotRun>& WrittenRuns(const S& s) {
     std::vector<SlotRun>& runs = s.writtenRuns;
     runs.clear();

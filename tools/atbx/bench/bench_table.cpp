@@ -46,8 +46,9 @@ void PrintCeilings(std::ostream& out, const MachineCeilings& m) {
 void PrintTable(std::ostream& out, const std::vector<RowResult>& rows,
                 const std::vector<SkippedRow>& skipped) {
     out << "\n| op | shape | dtype | cache | kernel | ms | Setup ms | KV GB/s | GFLOP/s | % roofline | limit "
-           "| peer | "
-           "peer / atbx time |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+           "| "
+           "peer | peer / atbx time |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const RowResult& r : rows) {
         const RowSpec& s = *r.spec;
         out << std::fixed << std::setprecision(2) << "| " << s.op << " | " << s.shape << " | " << s.dtype
