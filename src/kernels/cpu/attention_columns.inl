@@ -273,37 +273,31 @@ class ColumnRunner : TaskRunner<kMasked> {
         }
         FinishScores(j0, n, partial);
         const ValueTile values = LoadValues(rows);
-        const bool pairs = Simd::kBf16Dots && call_.bf16PV && values.finite && values.small;
-        if (Softmax(n, pairs)) Accumulate(rows, values.finite, pairs);
+        if (Softmax(n, values.pairs)) Accumulate(rows, values);
     }
 
-    // What a tile's values hold: no inf or NaN; none larger than 2 in magnitude.
+    // What a tile's values hold: no inf or NaN; whether the bf16 P.V reads them in place.
     struct ValueTile {
         bool finite = true;
-        bool small = true;
+        bool pairs = false;
     };
 
-    // What the tile's values hold; converted into values_ (times the view's shrink) unless the bf16 P.V takes
-    // them (bf16PV, finite and small: read in place from the cache by PairAccumulate).
+    // The tile's values converted into values_ (times the view's shrink), unless the bf16 P.V takes them
+    // (bf16PV, values finite and at most 2: read in place from the cache by PairAccumulate). Only then does a
+    // value's size matter, so the converted ones are checked for inf and NaN alone.
     ValueTile LoadValues(const TileRows& rows) {
         const int32_t n = rows.n;
-        if (Simd::kBf16Dots && call_.bf16PV && SmallBf16Values(rows)) return {};
+        if (Simd::kBf16Dots && call_.bf16PV && SmallBf16Values(rows)) return {.finite = true, .pairs = true};
         ConvertRows(call_.value, items_[item_], rows.value, n, values_, call_.dimVPad, {rows.nextValue, rows.next});
         // v * 0 + check is NaN once a value is not finite; four sums keep the FMAs off one dependency chain.
         V check[4] = {Simd::Zero(), Simd::Zero(), Simd::Zero(), Simd::Zero()};
-        V largest = Simd::Zero();
         for (int32_t t = 0; t < n; ++t) {
             const float* v = values_ + int64_t{t} * call_.dimVPad;
-            for (int c = 0; c < call_.dimVPad; c += kW) {
-                const V x = Simd::Load(v + c);
-                check[t % 4] = Simd::MulAdd(x, Simd::Zero(), check[t % 4]);
-                largest = Simd::Max(largest, Simd::Max(x, Simd::Sub(Simd::Zero(), x)));
-            }
+            for (int c = 0; c < call_.dimVPad; c += kW)
+                check[t % 4] = Simd::MulAdd(Simd::Load(v + c), Simd::Zero(), check[t % 4]);
         }
-        ValueTile tile;
-        tile.finite = !Simd::AnyNaN(Simd::Add(Simd::Add(check[0], check[1]), Simd::Add(check[2], check[3])));
-        tile.small = tile.finite && Simd::ReduceMax(largest) <= 2.0f * call_.value.shrink;
-        return tile;
+        const V anyNaN = Simd::Add(Simd::Add(check[0], check[1]), Simd::Add(check[2], check[3]));
+        return {.finite = !Simd::AnyNaN(anyNaN), .pairs = false};
     }
 
     // S^T by bf16 dot products of the raw query with the keys read in place from the cache, times each lane's
@@ -493,15 +487,16 @@ class ColumnRunner : TaskRunner<kMasked> {
         return steps;
     }
 
-    // acc^T += V^T W over the tile's keys (values_ as LoadValues left them; `pairs`: by bf16 dot products).
+    // acc^T += V^T W over the tile's keys (values_ as LoadValues left them, or by bf16 dot products where
+    // values.pairs).
     // A key of weight 0 takes no part, even with a non-finite value (docs/decisions.md): such rows are zeroed
     // for the product and added afterwards lane by lane where the weight is not 0.
-    void Accumulate(const TileRows& rows, bool finite, bool pairs) {
+    void Accumulate(const TileRows& rows, ValueTile values) {
         const int32_t n = rows.n;
-        if (pairs) return PairAccumulate(rows);
-        if (!finite) ZeroNonFiniteRows(n);
+        if (values.pairs) return PairAccumulate(rows);
+        if (!values.finite) ZeroNonFiniteRows(n);
         OuterProduct<true>(values_, 1, call_.dimVPad, call_.headDimV, scoresT_, width_, n, accT_, width_, vectors_);
-        if (!finite) AddNonFiniteRows(rows, n);
+        if (!values.finite) AddNonFiniteRows(rows, n);
     }
 
     // acc^T += V^T W by bf16 dot products, two keys per instruction: the values of keys 2p and 2p + 1 packed
