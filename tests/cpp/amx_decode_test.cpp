@@ -24,6 +24,7 @@ struct DecodeCase {
     int32_t heads, kvHeads;
     std::vector<int32_t> lens, qSeqLen;  // qSeqLen: a speculative step's rows per sequence, or empty
     int32_t headSize = 128;
+    friend void PrintTo(const DecodeCase& c, std::ostream* out) { *out << c.name; }
 };
 
 std::vector<DecodeCase> Cases() {

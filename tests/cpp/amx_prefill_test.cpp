@@ -25,6 +25,7 @@ struct PrefillCase {
     std::string name;
     Param param;
     SaShape shape;
+    friend void PrintTo(const PrefillCase& c, std::ostream* out) { *out << c.name; }
 };
 
 Param Encoder(int32_t heads, int32_t kvHeads, Param::MaskType mask) {

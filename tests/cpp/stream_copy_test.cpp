@@ -23,6 +23,7 @@ struct CopyPath {
     std::string name;
     StreamCopyFn copy;
     bool core::CpuFeatures::*feature;  // null: every x86-64 CPU
+    friend void PrintTo(const CopyPath& p, std::ostream* out) { *out << p.name; }
 };
 
 std::vector<CopyPath> Paths() {
