@@ -287,7 +287,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     // value's size matter, so the converted ones are checked for inf and NaN alone.
     ValueTile LoadValues(const TileRows& rows) {
         const int32_t n = rows.n;
-        if (Simd::kBf16Dots && call_.bf16PV && SmallBf16Values(rows)) return {.finite = true, .pairs = true};
+        if (Simd::kBf16Dots && call_.bf16PV && PackSmallBf16Values(rows)) return {.finite = true, .pairs = true};
         ConvertRows(call_.value, items_[item_], rows.value, n, values_, call_.dimVPad, {rows.nextValue, rows.next});
         // v * 0 + check is NaN once a value is not finite; four sums keep the FMAs off one dependency chain.
         V check[4] = {Simd::Zero(), Simd::Zero(), Simd::Zero(), Simd::Zero()};
@@ -428,18 +428,24 @@ class ColumnRunner : TaskRunner<kMasked> {
         return steps.visible;
     }
 
-    // Whether every value of the tile (bf16 rows read in place) is finite and at most 2 in magnitude; asks for
-    // the next tile's value rows meanwhile, as ConvertRows does.
-    bool SmallBf16Values(const TileRows& rows) {
+    // The tile's bf16 value rows packed as channel pairs of keys 2p and 2p + 1 (valuePairs_, read by
+    // PairAccumulate), in the pass that finds whether every value is finite and at most 2 in magnitude (so
+    // each row is read once); asks for the next tile's value rows meanwhile, as ConvertRows does.
+    bool PackSmallBf16Values(const TileRows& rows) {
         if constexpr (Simd::kBf16Dots) {
             const KvView& view = call_.value;
             const int64_t head = items_[item_].kvHead * view.headStride * view.elementBytes;
             const int64_t bytes = int64_t{view.headDim} * view.elementBytes;
+            const auto row = [&rows, head](int32_t t) {
+                return t < rows.n ? reinterpret_cast<const uint16_t*>(rows.value[t] + head) : nullptr;
+            };
             bool small = true;
-            for (int32_t t = 0; t < rows.n; ++t) {
-                if (t < rows.next) RequestRow(rows.nextValue[t] + head, bytes);
-                const auto* row = reinterpret_cast<const uint16_t*>(rows.value[t] + head);
-                small = DependentSimd<kMasked>::Type::Bf16AtMostTwo(row, view.headDim) && small;
+            for (int32_t t = 0; t < rows.n; t += 2) {
+                for (int32_t u = t; u < t + 2 && u < rows.next; ++u)
+                    RequestRow(rows.nextValue[u] + head, bytes);
+                small = DependentSimd<kMasked>::Type::PairRowsAtMostTwo(row(t), row(t + 1), view.headDim,
+                                                                        valuePairs_ + int64_t{t / 2} * view.headDim) &&
+                        small;
             }
             return small;
         }
@@ -499,22 +505,19 @@ class ColumnRunner : TaskRunner<kMasked> {
         if (!values.finite) AddNonFiniteRows(rows, n);
     }
 
-    // acc^T += V^T W by bf16 dot products, two keys per instruction: the values of keys 2p and 2p + 1 packed
-    // as channel pairs straight from the cache, the weights (rounded to bf16 by Softmax, times the view's
-    // shrink: exact, a power of two) as lane pairs. Only for tiles of finite values at most 2 in magnitude,
-    // where P's rounding keeps the outputs within the precision standard (docs/decisions.md).
+    // acc^T += V^T W by bf16 dot products, two keys per instruction: the values of keys 2p and 2p + 1 as
+    // channel pairs (packed by PackSmallBf16Values straight from the cache), the weights (rounded to bf16 by
+    // Softmax, times the view's shrink: exact, a power of two) as lane pairs. Only for tiles of finite values
+    // at most 2 in magnitude, where P's rounding keeps the outputs within the precision standard
+    // (docs/decisions.md).
     void PairAccumulate(const TileRows& rows) {
         if constexpr (Simd::kBf16Dots) {
             using S = typename DependentSimd<kMasked>::Type;
             const int32_t n = rows.n, pairs = (n + 1) / 2;
             const int dimV = call_.headDimV;
-            const int64_t head = items_[item_].kvHead * call_.value.headStride * call_.value.elementBytes;
             const V shrink = Simd::Set(call_.value.shrink);
             for (int32_t p = 0; p < pairs; ++p) {
                 const bool second = 2 * p + 1 < n;
-                const auto* a = reinterpret_cast<const uint16_t*>(rows.value[2 * p] + head);
-                const auto* b = second ? reinterpret_cast<const uint16_t*>(rows.value[2 * p + 1] + head) : nullptr;
-                S::PairRowsOf(a, b, dimV, valuePairs_ + int64_t{p} * dimV);
                 const float* w = scoresT_ + int64_t{2 * p} * width_;
                 S::PairWeightsOf(w, second ? w + width_ : nullptr, shrink, width_, weightPairs_ + int64_t{p} * width_);
             }

@@ -220,30 +220,25 @@ struct Simd {
         return _mm512_mask_mov_ps(_mm512_castsi512_ps(rounded), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
     }
 
-    // Whether the n bf16 values at p (n a multiple of 16) are finite and at most 2 in magnitude: their bits
-    // without the sign are at most 0x4000 (2.0); inf and NaN are above it.
-    static bool Bf16AtMostTwo(const uint16_t* p, int n) {
-        __m256i largest = _mm256_setzero_si256();
-        const __m256i magnitude = _mm256_set1_epi16(0x7FFF);
-        for (int c = 0; c < n; c += 16) {
-            const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + c));
-            largest = _mm256_max_epu16(largest, _mm256_and_si256(x, magnitude));
-        }
-        const __m256i over = _mm256_subs_epu16(largest, _mm256_set1_epi16(0x4000));
-        return _mm256_testz_si256(over, over) != 0;
-    }
-
     // out[c] = a[c] | b[c] << 16 for c < n (a multiple of 16): channel c of two bf16 rows as one pair; b null:
-    // a row of zeros.
-    static void PairRowsOf(const uint16_t* a, const uint16_t* b, int n, uint32_t* out) {
+    // a row of zeros. Returns whether every value read is finite and at most 2 in magnitude: its bits without
+    // the sign are at most 0x4000 (2.0); inf and NaN are above it.
+    static bool PairRowsAtMostTwo(const uint16_t* a, const uint16_t* b, int n, uint32_t* out) {
+        const __m256i magnitude = _mm256_set1_epi16(0x7FFF);
+        __m256i largest = _mm256_setzero_si256();
         for (int c = 0; c < n; c += 16) {
-            __m512i pair = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + c)));
+            const __m256i first = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + c));
+            largest = _mm256_max_epu16(largest, _mm256_and_si256(first, magnitude));
+            __m512i pair = _mm512_cvtepu16_epi32(first);
             if (b != nullptr) {
-                const __m512i high = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + c)));
-                pair = _mm512_or_si512(pair, _mm512_slli_epi32(high, 16));
+                const __m256i second = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + c));
+                largest = _mm256_max_epu16(largest, _mm256_and_si256(second, magnitude));
+                pair = _mm512_or_si512(pair, _mm512_slli_epi32(_mm512_cvtepu16_epi32(second), 16));
             }
             _mm512_storeu_si512(out + c, pair);
         }
+        const __m256i over = _mm256_subs_epu16(largest, _mm256_set1_epi16(0x4000));
+        return _mm256_testz_si256(over, over) != 0;
     }
 
     // out[l] = the bf16 bits of w0[l] * f | those of w1[l] * f << 16 for l < n (a multiple of 16), weights
