@@ -69,8 +69,8 @@ struct DecodeShape {
 
 // H8_Hk2_D64_bs16_b4_fp16: heads, kv heads, head size, block size, batch, dtype.
 std::string ShapeName(const DecodeShape& s) {
-    return core::StrCat("H", s.heads, "_Hk", s.kvHeads, "_D", s.headSize, "_bs", s.blockSize, "_b", s.lens.size(),
-                        s.dtype == ACL_BF16 ? "_bf16" : "_fp16");
+    return core::StrCat("H", s.heads, "_Hk", s.kvHeads, "_D", s.headSize, "_bs", s.blockSize, "_b",
+                        s.lens.size(), s.dtype == ACL_BF16 ? "_bf16" : "_fp16");
 }
 
 void PrintTo(const DecodeShape& s, std::ostream* out) {
@@ -137,7 +137,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, PaDecodeTest,
                                          DecodeShape{6, 6, 40, 32, {100}, ACL_FLOAT16},
                                          DecodeShape{17, 1, 96, 16, {5, 64, 31}, ACL_BF16},
                                          DecodeShape{32, 8, 128, 128, {300, 129}, ACL_FLOAT16}),
-                         [](const testing::TestParamInfo<DecodeShape>& param) { return ShapeName(param.param); });
+                         [](const testing::TestParamInfo<DecodeShape>& param) {
+                             return ShapeName(param.param);
+                         });
 
 }  // namespace
 }  // namespace atbx::test

@@ -102,7 +102,9 @@ TEST_P(PaSplitCacheTest, VHasItsOwnHeadSize) {
 INSTANTIATE_TEST_SUITE_P(Heads, PaSplitCacheTest,
                          testing::Values(SplitCase{4, 1, 576, 512}, SplitCase{4, 2, 288, 100},
                                          SplitCase{3, 3, 40, 72}, SplitCase{2, 1, 192, 576}),
-                         [](const testing::TestParamInfo<SplitCase>& param) { return CaseName(param.param); });
+                         [](const testing::TestParamInfo<SplitCase>& param) {
+                             return CaseName(param.param);
+                         });
 
 // MTP without a mask: every query row of batch b sees all L_b keys.
 TEST(PaMla, MultiTokenPredictionWithoutMask) {

@@ -157,7 +157,9 @@ INSTANTIATE_TEST_SUITE_P(Descales, PaDequantTest,
                                          DequantCase{ACL_FLOAT16, ACL_INT64, true, 6, 2},
                                          DequantCase{ACL_FLOAT16, ACL_INT64, false, 3, 3},
                                          DequantCase{ACL_BF16, ACL_FLOAT, true, 8, 2}),
-                         [](const testing::TestParamInfo<DequantCase>& param) { return CaseName(param.param); });
+                         [](const testing::TestParamInfo<DequantCase>& param) {
+                             return CaseName(param.param);
+                         });
 
 // ---- QKV quant: written as docs/spec/paged_attention.md 3.8 states it ----
 

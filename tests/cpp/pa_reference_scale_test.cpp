@@ -23,7 +23,8 @@ struct GroupCase {
 };
 
 std::string CaseName(const GroupCase& c) {
-    return core::StrCat("H", c.heads, "_Hk", c.kvHeads, "_D", c.headDim, c.dtype == ACL_BF16 ? "_bf16" : "_fp16",
+    return core::StrCat("H", c.heads, "_Hk", c.kvHeads, "_D", c.headDim,
+                        c.dtype == ACL_BF16 ? "_bf16" : "_fp16",
                         c.layout == PaLayout::kBnsd ? "_bnsd" : "_bsnd");
 }
 
