@@ -72,11 +72,8 @@ TEST_P(AmxDecodeTest, OneTwoAndThreeThreadsGiveIdenticalBits) {
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, kAmx);
 }
 
-std::string CaseName(const testing::TestParamInfo<DecodeCase>& info) {
-    return info.param.name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Decode, AmxDecodeTest, testing::ValuesIn(Cases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(Decode, AmxDecodeTest, testing::ValuesIn(Cases()),
+                         testing::PrintToStringParamName());
 
 // 16 heads on 2 kv heads (8 lanes each), head size 128, bf16, contexts 40 and 300.
 TestCall EightLaneDecode() {

@@ -155,11 +155,8 @@ TEST_P(AmxPrefillTest, MeetsThePrecisionStandard) {
     std::cout << c.name << ": worst error " << report.worstRatio << " of the bound\n";
 }
 
-std::string CaseName(const testing::TestParamInfo<PrefillCase>& info) {
-    return info.param.name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Prefill, AmxPrefillTest, testing::ValuesIn(Cases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(Prefill, AmxPrefillTest, testing::ValuesIn(Cases()),
+                         testing::PrintToStringParamName());
 
 using AmxPrefillOnly = AmxFixture<>;
 

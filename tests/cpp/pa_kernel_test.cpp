@@ -67,14 +67,10 @@ struct DecodeShape {
     aclDataType dtype;
 };
 
-// H8_Hk2_D64_bs16_b4_fp16: heads, kv heads, head size, block size, batch, dtype.
-std::string ShapeName(const DecodeShape& s) {
-    return core::StrCat("H", s.heads, "_Hk", s.kvHeads, "_D", s.headSize, "_bs", s.blockSize, "_b",
-                        s.lens.size(), s.dtype == ACL_BF16 ? "_bf16" : "_fp16");
-}
-
+// H8_Hk2_D64_bs16_b4_fp16: heads, kv heads, head size, block size, batch, dtype (also the test's name).
 void PrintTo(const DecodeShape& s, std::ostream* out) {
-    *out << ShapeName(s);
+    *out << core::StrCat("H", s.heads, "_Hk", s.kvHeads, "_D", s.headSize, "_bs", s.blockSize, "_b",
+                         s.lens.size(), s.dtype == ACL_BF16 ? "_bf16" : "_fp16");
 }
 
 class PaDecodeTest : public testing::TestWithParam<DecodeShape> {
@@ -137,9 +133,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, PaDecodeTest,
                                          DecodeShape{6, 6, 40, 32, {100}, ACL_FLOAT16},
                                          DecodeShape{17, 1, 96, 16, {5, 64, 31}, ACL_BF16},
                                          DecodeShape{32, 8, 128, 128, {300, 129}, ACL_FLOAT16}),
-                         [](const testing::TestParamInfo<DecodeShape>& param) {
-                             return ShapeName(param.param);
-                         });
+                         testing::PrintToStringParamName());
 
 }  // namespace
 }  // namespace atbx::test

@@ -78,12 +78,8 @@ struct SplitCase {
     int64_t dk, dv;
 };
 
-std::string CaseName(const SplitCase& c) {
-    return core::StrCat("H", c.heads, "_Hk", c.kvHeads, "_Dk", c.dk, "_Dv", c.dv);
-}
-
 void PrintTo(const SplitCase& c, std::ostream* out) {
-    *out << CaseName(c);
+    *out << core::StrCat("H", c.heads, "_Hk", c.kvHeads, "_Dk", c.dk, "_Dv", c.dv);
 }
 
 class PaSplitCacheTest : public testing::TestWithParam<SplitCase> {};
@@ -102,9 +98,7 @@ TEST_P(PaSplitCacheTest, VHasItsOwnHeadSize) {
 INSTANTIATE_TEST_SUITE_P(Heads, PaSplitCacheTest,
                          testing::Values(SplitCase{4, 1, 576, 512}, SplitCase{4, 2, 288, 100},
                                          SplitCase{3, 3, 40, 72}, SplitCase{2, 1, 192, 576}),
-                         [](const testing::TestParamInfo<SplitCase>& param) {
-                             return CaseName(param.param);
-                         });
+                         testing::PrintToStringParamName());
 
 // MTP without a mask: every query row of batch b sees all L_b keys.
 TEST(PaMla, MultiTokenPredictionWithoutMask) {

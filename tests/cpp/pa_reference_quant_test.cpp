@@ -61,13 +61,9 @@ struct DequantCase {
     int32_t heads, kvHeads;
 };
 
-std::string CaseName(const DequantCase& c) {
-    return std::string(c.q == ACL_BF16 ? "bf16" : "fp16") + (c.descale == ACL_INT64 ? "_int64" : "_fp32") +
-           (c.offsets ? "_offsets" : "") + "_H" + std::to_string(c.heads) + "_Hk" + std::to_string(c.kvHeads);
-}
-
 void PrintTo(const DequantCase& c, std::ostream* out) {
-    *out << CaseName(c);
+    *out << (c.q == ACL_BF16 ? "bf16" : "fp16") << (c.descale == ACL_INT64 ? "_int64" : "_fp32")
+         << (c.offsets ? "_offsets" : "") << "_H" << c.heads << "_Hk" << c.kvHeads;
 }
 
 class PaDequantTest : public testing::TestWithParam<DequantCase> {};
@@ -157,9 +153,7 @@ INSTANTIATE_TEST_SUITE_P(Descales, PaDequantTest,
                                          DequantCase{ACL_FLOAT16, ACL_INT64, true, 6, 2},
                                          DequantCase{ACL_FLOAT16, ACL_INT64, false, 3, 3},
                                          DequantCase{ACL_BF16, ACL_FLOAT, true, 8, 2}),
-                         [](const testing::TestParamInfo<DequantCase>& param) {
-                             return CaseName(param.param);
-                         });
+                         testing::PrintToStringParamName());
 
 // ---- QKV quant: written as docs/spec/paged_attention.md 3.8 states it ----
 
@@ -170,14 +164,10 @@ struct QkvCase {
     bool mla;
 };
 
-std::string CaseName(const QkvCase& c) {
-    return std::string(c.mode == Param::TYPE_QUANT_QKV_ONLINE ? "online" : "offline") +
-           (c.out == ACL_BF16 ? "_bf16" : "_fp16") + "_H" + std::to_string(c.heads) + "_Hk" +
-           std::to_string(c.kvHeads) + (c.mla ? "_mla" : "");
-}
-
 void PrintTo(const QkvCase& c, std::ostream* out) {
-    *out << CaseName(c);
+    *out << (c.mode == Param::TYPE_QUANT_QKV_ONLINE ? "online" : "offline")
+         << (c.out == ACL_BF16 ? "_bf16" : "_fp16") << "_H" << c.heads << "_Hk" << c.kvHeads
+         << (c.mla ? "_mla" : "");
 }
 
 // One (row, head): S_j = (q8 . K8_j) * kDescale[h] * tor + mask_j; online softmax over tiles of 128 keys,
@@ -275,7 +265,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, PaQkvQuantTest,
                                          QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_FLOAT16, 2, 2, false},
                                          QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_BF16, 4, 1, true},
                                          QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_BF16, 5, 1, true}),
-                         [](const testing::TestParamInfo<QkvCase>& param) { return CaseName(param.param); });
+                         testing::PrintToStringParamName());
 
 }  // namespace
 }  // namespace atbx::test

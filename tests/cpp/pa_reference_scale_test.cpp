@@ -22,14 +22,10 @@ struct GroupCase {
     PaLayout layout;
 };
 
-std::string CaseName(const GroupCase& c) {
-    return core::StrCat("H", c.heads, "_Hk", c.kvHeads, "_D", c.headDim,
-                        c.dtype == ACL_BF16 ? "_bf16" : "_fp16",
-                        c.layout == PaLayout::kBnsd ? "_bnsd" : "_bsnd");
-}
-
 void PrintTo(const GroupCase& c, std::ostream* out) {
-    *out << CaseName(c);
+    *out << core::StrCat("H", c.heads, "_Hk", c.kvHeads, "_D", c.headDim,
+                         c.dtype == ACL_BF16 ? "_bf16" : "_fp16",
+                         c.layout == PaLayout::kBnsd ? "_bnsd" : "_bsnd");
 }
 
 class PaGroupTest : public testing::TestWithParam<GroupCase> {};
@@ -53,7 +49,7 @@ INSTANTIATE_TEST_SUITE_P(
                     GroupCase{16, 1, 16, 32, {47, 2}, ACL_FLOAT16, PaLayout::kBnsd},          // MQA 16
                     GroupCase{17, 1, 8, 16, {18}, ACL_BF16, PaLayout::kBnsd},                 // MQA 17, odd
                     GroupCase{12, 4, 24, 48, {97, 0, 3, 48}, ACL_FLOAT16, PaLayout::kBsnd}),  // skipped batch
-    [](const testing::TestParamInfo<GroupCase>& param) { return CaseName(param.param); });
+    testing::PrintToStringParamName());
 
 // logit = qkScale * q'.K with q' = round_dtype(q * qScale) when qScale is not 0 or 1, else q.
 void CheckQScale(float qScale, aclDataType dtype) {

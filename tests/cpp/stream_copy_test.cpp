@@ -79,11 +79,7 @@ TEST_P(StreamCopyTest, CopiesEveryLengthAtEveryAlignment) {
     }
 }
 
-std::string PathName(const testing::TestParamInfo<CopyPath>& info) {
-    return info.param.name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Isa, StreamCopyTest, testing::ValuesIn(Paths()), PathName);
+INSTANTIATE_TEST_SUITE_P(Isa, StreamCopyTest, testing::ValuesIn(Paths()), testing::PrintToStringParamName());
 
 TEST(StreamCopy, TheHostCopyIsTheWidestTheCpuRuns) {
     const core::CpuFeatures& cpu = core::HostCpu();
