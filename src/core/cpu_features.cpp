@@ -65,6 +65,7 @@ CpuFeatures Detect() {
     f.avx512vl = f.avx512f && Bit(l7.ebx, 31);
     f.avx512fp16 = f.avx512f && Bit(l7.edx, 23);
     f.avx512bf16 = f.avx512f && Bit(l7s1.eax, 5);
+    f.avx512vnni = f.avx512f && Bit(l7.ecx, 11);
     const bool amxTile = tilesSaved && Bit(l7.edx, 24);
     if (amxTile && RequestAmxPermission()) {
         f.amxBf16 = Bit(l7.edx, 22);
@@ -89,6 +90,7 @@ std::string DescribeCpuFeatures(const CpuFeatures& features) {
     };
     add(features.avx512f && features.avx512bw && features.avx512vl, "avx512");
     add(features.avx512bf16, "avx512bf16");
+    add(features.avx512vnni, "avx512vnni");
     add(features.avx512fp16, "avx512fp16");
     add(features.amxBf16, "amx-bf16");
     add(features.amxInt8, "amx-int8");

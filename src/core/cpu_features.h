@@ -16,6 +16,7 @@ struct CpuFeatures {
     bool avx512vl = false;
     bool avx512dq = false;
     bool avx512bf16 = false;
+    bool avx512vnni = false;
     bool avx512fp16 = false;
     bool amxBf16 = false;  // tile state granted by the kernel (arch_prctl ARCH_REQ_XCOMP_PERM)
     bool amxInt8 = false;
@@ -24,8 +25,8 @@ struct CpuFeatures {
 // Detected on first use, then cached.
 const CpuFeatures& HostCpu();
 
-// "avx512 avx512bf16 avx512fp16 amx-bf16 amx-int8 avx2" style list of the vector and matrix sets present
-// ("sse2" when none): avx512 is F+BW+VL, avx2 is AVX2+FMA.
+// "avx512 avx512bf16 avx512vnni avx512fp16 amx-bf16 amx-int8 avx2" style list of the vector and matrix sets
+// present ("sse2" when none): avx512 is F+BW+VL, avx2 is AVX2+FMA.
 std::string DescribeCpuFeatures(const CpuFeatures& features);
 
 }  // namespace atbx::core

@@ -6,10 +6,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/float16.h"
 #include "plan/element.h"
 #include "support/pa_logical.h"
+#include "support/run_call.h"
 
 namespace atbx::test {
 namespace {
@@ -145,6 +147,36 @@ TEST(PaDequantWideQueries, MeetThePrecisionStandardOnEveryPath) {
     TestCall call = BuildCall(l, rng);
     ExpectReferenceMatches(call, DirectAttention(l, DequantFormula(l, d)));
     ExpectCpuPaths(call, l.headDimV, MaxContext(l));
+}
+
+// A query channel that is NaN or infinite over int8 keys (heads of 64 channels, 4 query heads per kv head:
+// where the CPU has AVX512-VNNI, the row runner takes such keys' dots in int16, rounding each query once)
+// gives its row the reference's class of result on every path: the queries of that task keep fp32 dots.
+TEST(PaDequantNonFiniteQueries, GiveTheReferencesClassOfResultOnEveryPath) {
+    std::mt19937_64 rng(991);
+    PaLogical l = DecodeLogical(8, 2, 64, 16, {40, 17}, ACL_FLOAT16);
+    l.cacheDtype = ACL_INT8;
+    l.param.quantType = Param::TYPE_DEQUANT_FUSION;
+    l.param.qkScale = 0.125f;
+    FillRandom(l, rng);
+    l.query[(0 * 8 + 2) * 64 + 9] = std::nan("");                              // sequence 0, head 2
+    l.query[(1 * 8 + 6) * 64 + 40] = std::numeric_limits<double>::infinity();  // sequence 1, head 6
+    const int64_t channels = l.KvHeads() * l.headDim;
+    l.extra["kDescale"] =
+        ValuesTensor(ACL_FLOAT, {channels}, RandomValues(ACL_FLOAT, channels, 0.1, 0.6, rng));
+    l.extra["vDescale"] =
+        ValuesTensor(ACL_FLOAT, {channels}, RandomValues(ACL_FLOAT, channels, -0.6, 0.6, rng));
+    TestCall call = BuildCall(l, rng);
+    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+    const std::string expected = RowClasses(call, l.headDimV);
+    EXPECT_EQ(expected.substr(0, 8), "ffnfffff");
+    EXPECT_EQ(expected[8 + 6], 'n');
+    for (const std::string& path : CpuPaths()) {
+        if (!MissingCpuFeature(path).empty()) continue;
+        const RunResult run = Execute(call, Backend::kCpu, 2, path.c_str());
+        ASSERT_TRUE(run.status.ok()) << path << ": " << run.status.ToString();
+        EXPECT_EQ(RowClasses(call, l.headDimV), expected) << path;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Descales, PaDequantTest,

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/parallel.h"
 #include "kernels/cpu/isa_kernels.h"

@@ -74,13 +74,6 @@ enum ColumnField { kColDotMul, kColRazorMul, kColPostMul, kColBias, kColQueryMul
                    kColShift, kColRescale, kColumnFields };
 static_assert(kColumnFields == kLaneColumnFields, "kernel_call.h sizes the column runner's lane arrays");
 
-// Simd, named through a template parameter: the bf16 dot products exist on the AVX-512 path only, and a name
-// that depends on the parameter is looked up only where the `if constexpr (Simd::kBf16Dots)` branch is kept.
-template <bool>
-struct DependentSimd {
-    using Type = Simd;
-};
-
 // What a tile's softmax step found: a real lane sees a key, a lane's factor is not 1.
 struct LaneSteps {
     bool visible = false;

@@ -13,6 +13,13 @@ namespace {
 using V = Simd::V;
 constexpr int kW = Simd::kWidth;
 constexpr float kNegInf = -__builtin_inff();
+// Simd, named through a template parameter: the bf16 and int16 dot products exist on the AVX-512 path only,
+// and a name that depends on the parameter is looked up only where the `if constexpr (Simd::kBf16Dots)` (or
+// kInt16Dots) branch is kept.
+template <bool>
+struct DependentSimd {
+    using Type = Simd;
+};
 // The inner loops are inlined into their callers, so that no call boundary (and its vzeroupper) sits between
 // a converted row and the arithmetic that reads it.
 #define ATBX_INLINE __attribute__((always_inline)) inline
@@ -187,6 +194,7 @@ struct CacheRows {
         if constexpr (kTiled) return (int64_t{c} >> tileShift) * tileStride + (c & ((1 << tileShift) - 1)) * kSize;
         return int64_t{c} * kSize;
     }
+    ATBX_INLINE const Element* Row(int32_t t) const { return reinterpret_cast<const Element*>(rows[t] + head); }
     ATBX_INLINE V Load(int32_t t, int c) const {
         const V x = Loader::From(reinterpret_cast<const Element*>(rows[t] + head + At(c)));
         if constexpr (kShrink) return Simd::Mul(x, shrink);
@@ -447,6 +455,7 @@ class TaskRunner {
           directKeys_(itemLanes_ <= kDirectLanes && DirectRows(call.key, call.headDim, call.dimPad, false)),
           directValues_(itemLanes_ <= kDirectLanes && DirectRows(call.value, call.headDimV, call.dimVPad, true)),
           subKeys_(SubTileKeys(call.key, task.itemCount)),
+          int16Rows_(reinterpret_cast<int16_t*>(scratch + call.layout.int16Query)),
           next_(next) {}
 
     void Run() {
@@ -490,6 +499,34 @@ class TaskRunner {
                 values_[t * call_.dimVPad + c] = 0.0f;
         }
         if (kMasked && call_.finiteCausal.on && task_.itemCount == 1) PrepareSkipping();
+        // One lane per kv head (MHA) is bound by memory, where the int16 dots gained nothing: 1.03-1.10x the
+        // time of the fp32 dots on the Zen 4 host of BENCHMARKS.md.
+        if constexpr (Simd::kInt16Dots) {
+            if (call_.int8Dots && directKeys_ && itemLanes_ > 1) QuantiseQueries();
+        }
+    }
+
+    // int16Query_: each lane's query as int16 multiples of its kQueryStep (its largest |q| / 32767), for Q.K by
+    // int16 dot products with int8 keys; stays null (fp32 dots) where a query element is not finite.
+    void QuantiseQueries() {
+        using S = typename DependentSimd<kMasked>::Type;
+        for (int lane = 0; lane < lanes_; ++lane) {
+            const float* q = query_ + int64_t{lane} * call_.dimPad;
+            V top = Simd::Zero();
+            for (int c = 0; c < call_.headDim; c += kW) {
+                const V x = Simd::Load(q + c);
+                if (Simd::AnyNaN(x)) return;
+                top = Simd::Max(top, Simd::Max(x, Simd::Sub(Simd::Zero(), x)));
+            }
+            const float largest = Simd::ReduceMax(top);
+            if (!(largest <= 3e38f)) return;
+            // int8 QKV queries are integers of at most 128 in magnitude: as they are, so the dots stay exact.
+            const bool integers = call_.quant != plan::QuantPolicy::Mode::kNone;
+            Field(kQueryStep)[lane] = integers ? 1.0f : largest / 32767.0f;
+            const float factor = integers ? 1.0f : (largest > 0.0f ? 32767.0f / largest : 0.0f);
+            S::ToInt16(q, factor, call_.headDim, int16Rows_ + int64_t{lane} * call_.dimPad);
+        }
+        int16Query_ = int16Rows_;
     }
 
     // WeighsNothing's bound: the lanes' largest |q| times their scale (queryReach_) and the largest norm of
@@ -788,6 +825,9 @@ class TaskRunner {
     // out[l * kTileKeys + t] = q_l . k_t for NL lanes (query rows from q) and keys [0, m) of `keys`.
     template <int NL, class Rows>
     ATBX_INLINE void BlockDots(const float* q, const Rows& keys, int32_t m, float* out) const {
+        if constexpr (Simd::kInt16Dots && std::is_same_v<Rows, CacheRows<int8_t, Int8Load, false>>) {
+            if (int16Query_ != nullptr) return Int16BlockDots<NL>(q, keys, m, out);
+        }
         constexpr int NK = BlockKeys(NL);
         const int64_t ld = call_.dimPad;
         int32_t t = 0;
@@ -796,6 +836,20 @@ class TaskRunner {
         for (; t < m; ++t) {
             for (int l = 0; l < NL; ++l)
                 out[l * kTileKeys + t] = Dot(q + l * ld, l == 0 ? keys : keys.Quiet(), t, call_.dimPad);
+        }
+    }
+
+    // BlockDots of int8 keys by int16 dot products with the int16 queries of the same lanes (QuantiseQueries):
+    // each integer dot times its lane's kQueryStep.
+    template <int NL, class Rows>
+    ATBX_INLINE void Int16BlockDots(const float* q, const Rows& keys, int32_t m, float* out) const {
+        const int64_t lane = (q - query_) / call_.dimPad;  // q is query_'s row of the block's first lane
+        DependentSimd<kMasked>::Type::template Int16Dots<NL>(int16Query_ + lane * call_.dimPad, call_.dimPad, keys, m,
+                                                             call_.headDim, out, kTileKeys);
+        const float* step = Field(kQueryStep) + lane;
+        for (int l = 0; l < NL; ++l) {
+            for (int32_t i = 0; i < m; ++i)
+                out[l * kTileKeys + i] *= step[l];
         }
     }
 
@@ -1109,6 +1163,8 @@ class TaskRunner {
     const float* queryElements_ = nullptr;
     const bool directKeys_, directValues_;  // the tiles' rows read in place (DirectRows)
     const int32_t subKeys_;                 // SubTileKeys
+    int16_t* const int16Rows_;              // the thread's int16 query rows (QuantiseQueries)
+    const int16_t* int16Query_ = nullptr;   // int16Rows_ once they hold the lanes' queries, else null
     core::NextTask* const next_;            // the claim of the thread's next task, or null
     float queryReach_ = -1.0f, ownKeyNorm_ = -1.0f;  // PrepareSkipping; -1: no tile is skipped
     float* tileNorms_ = nullptr;                      // PrepareSkipping: the thread's tile norms of the item

@@ -2,6 +2,7 @@
 // instruction-set flags.
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/parallel.h"
 #include "kernels/cpu/isa_kernels.h"

@@ -154,6 +154,7 @@ ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes, int64_t width) {
         tiles = std::max<int64_t>(tiles, (item.kvEnd - item.kvBegin + kL1TileKeys - 1) / kL1TileKeys);
     layout.keyNorms = take(kKeyNormTagFloats + tiles);
     layout.queryElements = take(kQueryTagFloats + lanes * dimPad);
+    layout.int16Query = take((lanes * dimPad + 1) / 2);
     layout.total = at;
     return layout;
 }
@@ -369,6 +370,9 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.bf16Dots = core::HostCpu().avx512bf16 && call.queryDirect && call.queryType == ACL_BF16 &&
                     call.key.dtype == ACL_BF16 && call.key.channelTile == 0 && call.key.scale == nullptr &&
                     call.keyDequant.scale == nullptr && call.headDim % 2 == 0;
+    call.int8Dots = core::HostCpu().avx512vnni && call.key.dtype == ACL_INT8 && call.key.channelTile == 0 &&
+                    call.key.scale == nullptr && call.headDim % 32 == 0 && call.headDim == call.dimPad &&
+                    call.headDim <= 512;
     call.bf16PV = core::HostCpu().avx512bf16 && call.value.dtype == ACL_BF16 && call.value.channelTile == 0 &&
                   call.value.scale == nullptr && call.valueDequant.scale == nullptr &&
                   call.headDimV == call.dimVPad && call.quant == plan::QuantPolicy::Mode::kNone &&

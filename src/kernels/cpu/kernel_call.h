@@ -90,6 +90,7 @@ struct ScratchLayout {
         0;  // bf16PV: [T1 / 2, dimVPad] value pairs, then [T1 / 2, P] weight pairs (T1 = kL1TileKeys)
     int64_t keyNorms = 0;       // finiteCausal: a KeyNormTag, then [tiles] (KeyNormTag says what)
     int64_t queryElements = 0;  // !queryDirect: a QueryTag, then [L, dimPad] (QueryTag says what)
+    int64_t int16Query = 0;     // int8Dots: int16 [L, dimPad] queries in steps of kQueryStep
     int64_t total = 0;
 };
 
@@ -130,6 +131,7 @@ enum LaneField {
     kPostMul,
     kZeroWeight,
     kQueryMul,
+    kQueryStep,
     kLaneFields
 };
 inline constexpr int kLaneColumnFields = 10;  // the column runner's per-lane arrays (attention_columns.inl)
@@ -211,6 +213,9 @@ struct KernelCall {
     // are bf16 rows of contiguous channels (a whole number of vectors) without dequantisation, and the
     // outputs fp16 or bf16.
     bool bf16PV = false;
+    // The row runner may take Q.K of int8 keys by int16 dot products (AVX512-VNNI): the CPU has them and the
+    // keys are int8 rows of contiguous channels, a multiple of 32, without unfolded scales (read in place).
+    bool int8Dots = false;
     // Items of this many lanes or more run in the column runner: kColumnItemLanes, or kMinColumnItemLanes
     // where the path sets it: cpu:avx512 where bf16Dots holds (its dot products pay for the columns from one
     // vector of lanes) and cpu:avx2 (its row runner's blocks of 4 lanes x 2 keys convert each key row once

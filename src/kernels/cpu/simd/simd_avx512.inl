@@ -141,6 +141,71 @@ struct Simd {
         return _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
     }
 
+    // Q.K of int8 key rows by int16 dot products (AVX512-VNNI; called only where KernelCall::int8Dots says the
+    // CPU has them): out[l * ldo + t] = q_l . k_t for NL lanes (int16 query rows `ldq` apart) and keys [0, m)
+    // (key row t at keys.Row(t)), channels [0, dim), dim a multiple of 32. Each instruction adds two exact
+    // int16 x int8 products (at most 2^22 each) to an int32 lane, so dim up to 512 cannot overflow.
+    static constexpr bool kInt16Dots = true;
+
+    // out[c] = x[c] * factor rounded to the nearest integer (ties to even), for c < n, n a multiple of 16; the
+    // products lie within the int16 range.
+    static void ToInt16(const float* x, float factor, int n, int16_t* out) {
+        const V f = Set(factor);
+        for (int c = 0; c < n; c += 16) {
+            const __m512i rounded = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x + c), f));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c), _mm512_cvtepi32_epi16(rounded));
+        }
+    }
+
+    template <int NL, class Rows>
+    __attribute__((target("avx512vnni"))) static void Int16Dots(const int16_t* q, int64_t ldq, const Rows& keys,
+                                                                int32_t m, int dim, float* out, int64_t ldo) {
+        int32_t t = 0;
+        for (; t + 4 <= m; t += 4) {
+            V a[NL][4];
+            Int16DotBlock<NL, 4>(q, ldq, keys, t, dim, a);
+            if constexpr (NL == 4) {
+                ReduceAdd4x4(a, out + t, ldo);
+            } else {
+                for (int l = 0; l < NL; ++l)
+                    ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo + t);
+            }
+        }
+        for (; t < m; ++t) {
+            V a[NL][1];
+            Int16DotBlock<NL, 1>(q, ldq, keys, t, dim, a);
+            for (int l = 0; l < NL; ++l)
+                out[l * ldo + t] = ReduceAdd(a[l][0]);
+        }
+    }
+
+    // a[l][i] = the per-lane int32 sums of q_l . k_(t + i) (Int16Dots), as fp32.
+    template <int NL, int NK, class Rows>
+    __attribute__((target("avx512vnni"), always_inline)) static inline void Int16DotBlock(
+        const int16_t* q, int64_t ldq, const Rows& keys, int32_t t, int dim, V (&a)[NL][NK]) {
+        __m512i sum[NL][NK];
+        for (int l = 0; l < NL; ++l) {
+            for (int i = 0; i < NK; ++i)
+                sum[l][i] = _mm512_setzero_si512();
+        }
+        for (int c = 0; c < dim; c += 32) {
+            __m512i key[NK];
+            for (int i = 0; i < NK; ++i)
+                key[i] = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys.Row(t + i) + c)));
+            for (int i = 0; i < NK; ++i)
+                keys.Request(t + i, c);
+            for (int l = 0; l < NL; ++l) {
+                const __m512i x = _mm512_loadu_si512(q + l * ldq + c);
+                for (int i = 0; i < NK; ++i)
+                    sum[l][i] = _mm512_dpwssd_epi32(sum[l][i], x, key[i]);
+            }
+        }
+        for (int l = 0; l < NL; ++l) {
+            for (int i = 0; i < NK; ++i)
+                a[l][i] = _mm512_cvtepi32_ps(sum[l][i]);
+        }
+    }
+
     // Products by bf16 dot products (AVX512-BF16; called only where KernelCall::bf16Dots or bf16PV says the CPU
     // has them): C[i][vectors] (= or, kLoadC, +=) sum over pairs p of A(i, p) . B[p][vectors], A(i, p) the
     // 32-bit pair at rows[i] + p * pairStride bytes (Q.K: bf16 key rows read in place as channel pairs; P.V:

@@ -63,4 +63,5 @@ struct Simd {
     static V Exp(V x) { return x < -87.33654f ? 0.0f : __builtin_expf(x); }
 
     static constexpr bool kBf16Dots = false;  // no bf16 dot products on this path
+    static constexpr bool kInt16Dots = false;  // no int16 dot products on this path
 };
