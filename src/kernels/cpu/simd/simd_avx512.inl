@@ -141,10 +141,7 @@ struct Simd {
         return _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
     }
 
-    // Q.K of int8 key rows by int16 dot products (AVX512-VNNI; called only where KernelCall::int8Dots says the
-    // CPU has them): out[l * ldo + t] = q_l . k_t for NL lanes (int16 query rows `ldq` apart) and keys [0, m)
-    // (key row t at keys.Row(t)), channels [0, dim), dim a multiple of 32. Each instruction adds two exact
-    // int16 x int8 products (at most 2^22 each) to an int32 lane, so dim up to 512 cannot overflow.
+    // int8 keys' Q.K by int16 dot products (AVX512-VNNI), below.
     static constexpr bool kInt16Dots = true;
 
     // out[c] = x[c] * factor rounded to the nearest integer (ties to even), for c < n, n a multiple of 16; the
@@ -157,6 +154,11 @@ struct Simd {
         }
     }
 
+    // Q.K of int8 key rows by int16 dot products (AVX512-VNNI; called only where KernelCall::int8Dots says the
+    // CPU has them): out[l * ldo + t] = q_l . k_t for NL lanes (int16 query rows `ldq` apart) and keys [0, m)
+    // (key row t at keys.Row(t)), channels [0, dim), dim a multiple of 32. Each instruction adds two exact
+    // int16 x int8 products (each below 2^22) to an int32 lane, which holds dim / 16 of them: exact for any
+    // head size below 8192.
     template <int NL, class Rows>
     __attribute__((target("avx512vnni"))) static void Int16Dots(const int16_t* q, int64_t ldq, const Rows& keys,
                                                                 int32_t m, int dim, float* out, int64_t ldo) {
@@ -191,7 +193,8 @@ struct Simd {
         for (int c = 0; c < dim; c += 32) {
             __m512i key[NK];
             for (int i = 0; i < NK; ++i)
-                key[i] = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys.Row(t + i) + c)));
+                key[i] = _mm512_cvtepi8_epi16(
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys.Row(t + i) + c)));
             for (int i = 0; i < NK; ++i)
                 keys.Request(t + i, c);
             for (int l = 0; l < NL; ++l) {
