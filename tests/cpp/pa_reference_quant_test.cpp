@@ -182,6 +182,7 @@ TEST(PaDequantNonFiniteQueries, GiveTheReferencesClassOfResultOnEveryPath) {
 INSTANTIATE_TEST_SUITE_P(Descales, PaDequantTest,
                          testing::Values(DequantCase{ACL_FLOAT16, ACL_FLOAT, false, 4, 4},
                                          DequantCase{ACL_FLOAT16, ACL_FLOAT, true, 8, 1},
+                                         DequantCase{ACL_FLOAT16, ACL_FLOAT, true, 16, 1},
                                          DequantCase{ACL_FLOAT16, ACL_INT64, true, 6, 2},
                                          DequantCase{ACL_FLOAT16, ACL_INT64, false, 3, 3},
                                          DequantCase{ACL_BF16, ACL_FLOAT, true, 8, 2}),

@@ -302,7 +302,8 @@ constexpr int BlockKeys(int lanes) { return kW == 16 || lanes <= 2 ? 4 : 2; }
 constexpr int kBlockChannels = kW == 16 ? 4 : 2;  // vectors of a value row accumulated at once
 // Items of at most this many lanes read cache rows in place; more register blocks (prefill row blocks of the
 // row runner, 64 lanes) would convert each row once per block, where staging converts it once: fp16 prefills
-// of 512 tokens ran 1.06-1.15x slower in place, 16-lane decode steps alike either way.
+// of 512 tokens ran 1.06-1.15x slower in place, 16-lane decode steps alike either way. (int8 keys on int16
+// dots are read in place by items of any width: TaskRunner's QuantiseQueries.)
 constexpr int kDirectLanes = 2 * kBlockLanes;
 
 // out[l * ldo + i] = the sum of a[l][i]'s lanes for NL lanes and NK (4 or 2) keys.
@@ -452,7 +453,8 @@ class TaskRunner {
           lane_(scratch + call.layout.lane),
           keyNormCache_(scratch + call.layout.keyNorms),
           queryCache_(scratch + call.layout.queryElements),
-          directKeys_(itemLanes_ <= kDirectLanes && DirectRows(call.key, call.headDim, call.dimPad, false)),
+          directKeys_((itemLanes_ <= kDirectLanes || (Simd::kInt16Dots && call.int8Dots)) &&
+                      DirectRows(call.key, call.headDim, call.dimPad, false)),
           directValues_(itemLanes_ <= kDirectLanes && DirectRows(call.value, call.headDimV, call.dimVPad, true)),
           subKeys_(SubTileKeys(call.key, task.itemCount)),
           int16Rows_(reinterpret_cast<int16_t*>(scratch + call.layout.int16Query)),
@@ -500,7 +502,9 @@ class TaskRunner {
         }
         if (kMasked && call_.finiteCausal.on && task_.itemCount == 1) PrepareSkipping();
         // One lane per kv head (MHA) is bound by memory, where the int16 dots gained nothing: 1.03-1.10x the
-        // time of the fp32 dots on the Zen 4 host of BENCHMARKS.md.
+        // time of the fp32 dots on the Zen 4 host of BENCHMARKS.md. Items wider than kDirectLanes read int8 keys
+        // in place too: widening a row to int16 again for each register block costs less than staging it in
+        // fp32 (GQA 32/2 decode 0.85-0.87x the time).
         if constexpr (Simd::kInt16Dots) {
             if (call_.int8Dots && directKeys_ && itemLanes_ > 1) QuantiseQueries();
         }
