@@ -514,6 +514,8 @@ class TaskRunner {
     // int16 dot products with int8 keys; stays null (fp32 dots) where a query element is not finite.
     void QuantiseQueries() {
         using S = typename DependentSimd<kMasked>::Type;
+        // int8 QKV queries are integers of at most 128 in magnitude: as they are, so the dots stay exact.
+        const bool integers = call_.quant != plan::QuantPolicy::Mode::kNone;
         for (int lane = 0; lane < lanes_; ++lane) {
             const float* q = query_ + int64_t{lane} * call_.dimPad;
             V top = Simd::Zero();
@@ -524,8 +526,6 @@ class TaskRunner {
             }
             const float largest = Simd::ReduceMax(top);
             if (!(largest <= 3e38f)) return;
-            // int8 QKV queries are integers of at most 128 in magnitude: as they are, so the dots stay exact.
-            const bool integers = call_.quant != plan::QuantPolicy::Mode::kNone;
             Field(kQueryStep)[lane] = integers ? 1.0f : largest / 32767.0f;
             const float factor = integers ? 1.0f : (largest > 0.0f ? 32767.0f / largest : 0.0f);
             S::ToInt16(q, factor, call_.headDim, int16Rows_ + int64_t{lane} * call_.dimPad);
@@ -807,31 +807,32 @@ class TaskRunner {
     template <class Rows>
     void ItemDots(int first, int32_t m, int32_t t0, const Rows& keys) {
         for (int l0 = 0; l0 < itemLanes_; l0 += kBlockLanes) {
-            const float* q = query_ + (first + l0) * call_.dimPad;
-            float* out = scores_ + int64_t{first + l0} * kTileKeys + t0;
+            const int lane = first + l0;
+            float* out = scores_ + int64_t{lane} * kTileKeys + t0;
             const Rows rows = l0 == 0 ? keys : keys.Quiet();  // the first block asks for the next tile's rows
             switch (itemLanes_ - l0 < kBlockLanes ? itemLanes_ - l0 : kBlockLanes) {
                 case 1:
-                    BlockDots<1>(q, rows, m, out);
+                    BlockDots<1>(lane, rows, m, out);
                     break;
                 case 2:
-                    BlockDots<2>(q, rows, m, out);
+                    BlockDots<2>(lane, rows, m, out);
                     break;
                 case 3:
-                    BlockDots<3>(q, rows, m, out);
+                    BlockDots<3>(lane, rows, m, out);
                     break;
                 default:
-                    BlockDots<kBlockLanes>(q, rows, m, out);
+                    BlockDots<kBlockLanes>(lane, rows, m, out);
             }
         }
     }
 
-    // out[l * kTileKeys + t] = q_l . k_t for NL lanes (query rows from q) and keys [0, m) of `keys`.
+    // out[l * kTileKeys + t] = q_l . k_t for NL lanes from `lane` and keys [0, m) of `keys`.
     template <int NL, class Rows>
-    ATBX_INLINE void BlockDots(const float* q, const Rows& keys, int32_t m, float* out) const {
+    ATBX_INLINE void BlockDots(int lane, const Rows& keys, int32_t m, float* out) const {
         if constexpr (Simd::kInt16Dots && std::is_same_v<Rows, CacheRows<int8_t, Int8Load, false>>) {
-            if (int16Query_ != nullptr) return Int16BlockDots<NL>(q, keys, m, out);
+            if (int16Query_ != nullptr) return Int16BlockDots<NL>(lane, keys, m, out);
         }
+        const float* q = query_ + int64_t{lane} * call_.dimPad;
         constexpr int NK = BlockKeys(NL);
         const int64_t ld = call_.dimPad;
         int32_t t = 0;
@@ -846,10 +847,9 @@ class TaskRunner {
     // BlockDots of int8 keys by int16 dot products with the int16 queries of the same lanes (QuantiseQueries):
     // each integer dot times its lane's kQueryStep.
     template <int NL, class Rows>
-    ATBX_INLINE void Int16BlockDots(const float* q, const Rows& keys, int32_t m, float* out) const {
-        const int64_t lane = (q - query_) / call_.dimPad;  // q is query_'s row of the block's first lane
-        DependentSimd<kMasked>::Type::template Int16Dots<NL>(int16Query_ + lane * call_.dimPad, call_.dimPad, keys, m,
-                                                             call_.headDim, out, kTileKeys);
+    ATBX_INLINE void Int16BlockDots(int lane, const Rows& keys, int32_t m, float* out) const {
+        DependentSimd<kMasked>::Type::template Int16Dots<NL>(int16Query_ + int64_t{lane} * call_.dimPad, call_.dimPad,
+                                                             keys, m, call_.headDim, out, kTileKeys);
         const float* step = Field(kQueryStep) + lane;
         for (int l = 0; l < NL; ++l) {
             for (int32_t i = 0; i < m; ++i)
