@@ -463,24 +463,16 @@ class AmxColumnRunner {
     void Weigh(int g, int rows, const LaneSteps& step) {
         const float* s = Scores(g);
         alignas(64) uint16_t pairs[kBlockKeys / 2 * kColumnLanes * 2];
-        alignas(64) static constexpr uint16_t kInterleave[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,
-                                                                  21, 6, 22, 7, 23, 8, 24, 9, 25, 10, 26,
-                                                                  11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
-        const __m512i interleave = _mm512_load_si512(kInterleave);
-        const V log2e = _mm512_set1_ps(kLog2e), shrink = _mm512_set1_ps(shrinkExponent_);
-        const __m512bh ones = __builtin_bit_cast(__m512bh, _mm512_set1_epi16(0x3F80));
+        const V log2e = _mm512_set1_ps(Simd::kLog2e), shrink = _mm512_set1_ps(shrinkExponent_);
         V total = _mm512_setzero_ps();
         for (int t = 0; t < rows; t += 2) {
             const V low = _mm512_maskz_mov_ps(
                 step.visible,
-                Exp2(_mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + t * kColumnLanes), step.newMax), log2e, shrink)));
+                Simd::Exp2(_mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + t * kColumnLanes), step.newMax), log2e, shrink)));
             const V high = _mm512_maskz_mov_ps(
-                step.visible, Exp2(_mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + (t + 1) * kColumnLanes), step.newMax),
+                step.visible, Simd::Exp2(_mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + (t + 1) * kColumnLanes), step.newMax),
                                                    log2e, shrink)));
-            const __m512i both = _mm512_permutexvar_epi16(
-                interleave, __builtin_bit_cast(__m512i, _mm512_cvtne2ps_pbh(high, low)));
-            _mm512_store_si512(pairs + t * kColumnLanes, both);
-            total = _mm512_dpbf16_ps(total, __builtin_bit_cast(__m512bh, both), ones);
+            _mm512_store_si512(pairs + t * kColumnLanes, Simd::WeightPairs(low, high, total));
         }
         weightSum_ = total;
         for (int t = 0; t < rows; t += 32) {
@@ -493,12 +485,12 @@ class AmxColumnRunner {
     // weightSum_.
     void WeighPrecisely(int g, int rows, const LaneSteps& step) {
         float* s = Scores(g);
-        const V log2e = _mm512_set1_ps(kLog2e), shrink = _mm512_set1_ps(shrinkExponent_);
+        const V log2e = _mm512_set1_ps(Simd::kLog2e), shrink = _mm512_set1_ps(shrinkExponent_);
         V total = _mm512_setzero_ps();
         for (int t = 0; t < rows; ++t) {
             const V y =
                 _mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + t * kColumnLanes), step.newMax), log2e, shrink);
-            const V w = _mm512_maskz_mov_ps(step.visible, Exp2Precise(y));
+            const V w = _mm512_maskz_mov_ps(step.visible, Simd::Exp2Precise(y));
             _mm512_storeu_ps(s + t * kColumnLanes, w);
             total = _mm512_add_ps(total, w);
         }

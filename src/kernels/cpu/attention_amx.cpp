@@ -179,36 +179,6 @@ V StoreWeights(V low, V high, uint16_t* to, V total) {
     return _mm512_dpbf16_ps(total, rounded, __builtin_bit_cast(__m512bh, _mm512_set1_epi16(0x3F80)));
 }
 
-// 2^y = 2^n p(f), y = n + f, |f| <= 1/2, p the polynomial of `coefficients` (lowest degree first). Exactly 0
-// where y < -125 (so 2^-inf = 0, a key of weight 0), by a mask rather than by underflow: results below
-// FLT_MIN would cost a microcode assist each. A NaN y gives 0, the row being NaN through its maximum already.
-template <int kTerms>
-V Exp2Polynomial(V y, const float (&coefficients)[kTerms]) {
-    const __mmask16 kept = _mm512_cmp_ps_mask(y, _mm512_set1_ps(-125.0f), _CMP_GE_OQ);
-    const V n = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const V f = _mm512_sub_ps(y, n);
-    V p = _mm512_set1_ps(coefficients[kTerms - 1]);
-    for (int i = kTerms - 2; i >= 0; --i)
-        p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(coefficients[i]));
-    return _mm512_maskz_scalef_ps(kept, p, n);
-}
-
-// 2^y to about 2^-13.7 relative (degree 3, fitted for relative error). The weights are rounded to bf16 (2^-9)
-// and the sum is taken of the rounded weights, so this error is far below the weights' own.
-V Exp2(V y) {
-    static constexpr float kCoefficients[] = {0.999928176f, 0.693260968f, 0.242609501f, 0.0551710017f};
-    return Exp2Polynomial(y, kCoefficients);
-}
-
-// 2^y to about 2^-23 relative (degree 6, fitted for relative error): for weights kept in fp32.
-V Exp2Precise(V y) {
-    static constexpr float kCoefficients[] = {1.0f,           0.693147182f,   0.240226462f,   0.0555032864f,
-                                              0.00961848907f, 0.00133999204f, 0.000153457833f};
-    return Exp2Polynomial(y, kCoefficients);
-}
-
-constexpr float kLog2e = 1.44269504f;
-
 // StepSoftmax (kernels/common/online_softmax.inl) for sixteen lanes at once: their new maxima, the factors
 // their l and acc are scaled by (exp to Exp2's precision: l and acc take the same factor, so its error
 // only reweighs earlier keys against later ones by 2^-14), and which of them have a visible logit.
@@ -224,7 +194,7 @@ LaneSteps StepState(V oldMax, V tileMax) {
     const __mmask16 hidden =
         _mm512_mask_cmp_ps_mask(static_cast<__mmask16>(~nan), newMax, negInf, _CMP_EQ_OQ);
     // oldMax -inf below a finite newMax: 2^-inf = 0, StepSoftmax's rescale of an empty state.
-    V rescale = Exp2(_mm512_mul_ps(_mm512_sub_ps(oldMax, newMax), _mm512_set1_ps(kLog2e)));
+    V rescale = Simd::Exp2(_mm512_mul_ps(_mm512_sub_ps(oldMax, newMax), _mm512_set1_ps(Simd::kLog2e)));
     rescale = _mm512_mask_mov_ps(rescale, hidden, _mm512_set1_ps(1.0f));
     const V poisoned = _mm512_add_ps(tileMax, oldMax);
     return {_mm512_mask_mov_ps(newMax, nan, poisoned), _mm512_mask_mov_ps(rescale, nan, poisoned),
@@ -1146,11 +1116,11 @@ class AmxTaskRunner {
     float PreciseLaneWeights(const BlockRef& block, int lane, float newMax, float rescale) {
         const int vectors = block.rows / 16;
         float* s = block.scores + lane * kBlockKeys;
-        const V log2e = _mm512_set1_ps(kLog2e), shift = _mm512_set1_ps(newMax);
+        const V log2e = _mm512_set1_ps(Simd::kLog2e), shift = _mm512_set1_ps(newMax);
         const V shrink = _mm512_set1_ps(shrinkExponent_);
         V total = _mm512_setzero_ps();
         for (int i = 0; i < vectors; ++i) {
-            const V w = Exp2Precise(
+            const V w = Simd::Exp2Precise(
                 _mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + 16 * i), shift), log2e, shrink));
             _mm512_storeu_ps(s + 16 * i, w);
             total = _mm512_add_ps(total, w);
@@ -1174,16 +1144,16 @@ class AmxTaskRunner {
         const int vectors = block.rows / 16;
         const float* s = block.scores + lane * kBlockKeys;
         uint16_t* weights = weights_ + lane * kBlockKeys;
-        const V log2e = _mm512_set1_ps(kLog2e), shift = _mm512_set1_ps(newMax);
+        const V log2e = _mm512_set1_ps(Simd::kLog2e), shift = _mm512_set1_ps(newMax);
         const V shrink = _mm512_set1_ps(shrinkExponent_);
         V total = _mm512_setzero_ps();
 #pragma GCC unroll 4
         for (int i = 0; i < kVectors; i += 2) {
             if (i >= vectors) break;  // vectors is even: rows are whole sub-blocks of 32 keys
             const V low =
-                Exp2(_mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + 16 * i), shift), log2e, shrink));
-            const V high =
-                Exp2(_mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + 16 * i + 16), shift), log2e, shrink));
+                Simd::Exp2(_mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + 16 * i), shift), log2e, shrink));
+            const V high = Simd::Exp2(
+                _mm512_fmadd_ps(_mm512_sub_ps(_mm512_loadu_ps(s + 16 * i + 16), shift), log2e, shrink));
             total = StoreWeights(low, high, weights + 16 * i, total);
         }
         RescaleAcc(lane, rescale);

@@ -388,8 +388,9 @@ class ColumnRunner : TaskRunner<kMasked> {
     }
 
     // Every lane's online-softmax step over the tile (StepSoftmax's semantics, docs/decisions.md): the logits
-    // become weights, the sums and acc^T are rescaled. False when no real lane has a visible key so far.
-    bool Softmax(int32_t n, bool roundWeights) {
+    // become weights (fp32 in S^T, or bf16 pairs in weightPairs_ for the bf16 P.V), the sums and acc^T are
+    // rescaled. False when no real lane has a visible key so far.
+    bool Softmax(int32_t n, bool pairs) {
         for (int v = 0; v < width_; v += kW) {
             V top = Simd::Set(kNegInf);
             for (int32_t t = 0; t < n; ++t)
@@ -400,14 +401,7 @@ class ColumnRunner : TaskRunner<kMasked> {
         for (int v = 0; v < width_; v += kW) {
             const V rescale = Simd::Exp(Simd::Load(Column(kColRescale) + v));
             const V shift = Simd::Load(Column(kColShift) + v);
-            V sum = Simd::Zero();
-            for (int32_t t = 0; t < n; ++t) {
-                float* s = scoresT_ + int64_t{t} * width_ + v;
-                V w = Simd::Exp(Simd::Sub(Simd::Load(s), shift));
-                if (roundWeights) w = RoundedWeights(w);
-                Simd::Store(s, w);
-                sum = Simd::Add(sum, w);
-            }
+            const V sum = pairs ? WeightPairs(n, v, shift) : Weights(n, v, shift);
             Simd::Store(Column(kColSum) + v, Simd::MulAdd(Simd::Load(Column(kColSum) + v), rescale, sum));
             Simd::Store(Column(kColRescale) + v, rescale);
         }
@@ -445,11 +439,32 @@ class ColumnRunner : TaskRunner<kMasked> {
         return false;
     }
 
-    // Weights rounded to bf16 for the bf16 P.V (AVX-512 only; Softmax's caller asks only where bf16PV holds),
-    // so that the sum adds exactly the weights the product uses.
-    static V RoundedWeights(V w) {
-        if constexpr (Simd::kBf16Dots) return DependentSimd<kMasked>::Type::RoundBf16(w);
-        return w;
+    // The fp32 weights e^(logit - shift) of the tile's keys for the lanes of vector v, in place in S^T; returns
+    // their sum.
+    V Weights(int32_t n, int v, V shift) {
+        V sum = Simd::Zero();
+        for (int32_t t = 0; t < n; ++t) {
+            float* s = scoresT_ + int64_t{t} * width_ + v;
+            const V w = Simd::Exp(Simd::Sub(Simd::Load(s), shift));
+            Simd::Store(s, w);
+            sum = Simd::Add(sum, w);
+        }
+        return sum;
+    }
+
+    // The weights of the lanes of vector v for the bf16 P.V (AVX-512 only; Softmax's caller asks only where
+    // bf16PV holds): e^(logit - shift) times the view's shrink (a power of two, added to the exponent) to
+    // Exp2's precision, rounded to bf16 as pairs of keys in weightPairs_. Returns the sum of the rounded
+    // weights without the shrink, so that acc / sum weighs the values by exactly the weights the product uses.
+    V WeightPairs(int32_t n, int v, V shift) {
+        if constexpr (Simd::kBf16Dots) {
+            using S = typename DependentSimd<kMasked>::Type;
+            const float shrink = call_.value.shrink;
+            const V exponent = Simd::Set(static_cast<float>(__builtin_ilogbf(shrink)));
+            const V total = S::ExpWeightPairs(scoresT_ + v, width_, n, shift, exponent, weightPairs_ + v, width_);
+            return Simd::Mul(total, Simd::Set(1.0f / shrink));
+        }
+        return Weights(n, v, shift);
     }
 
     // Per lane, from its old reference maximum and the tile's: the reference maximum the lane's weights are
@@ -499,21 +514,14 @@ class ColumnRunner : TaskRunner<kMasked> {
     }
 
     // acc^T += V^T W by bf16 dot products, two keys per instruction: the values of keys 2p and 2p + 1 as
-    // channel pairs (packed by PackSmallBf16Values straight from the cache), the weights (rounded to bf16 by
-    // Softmax, times the view's shrink: exact, a power of two) as lane pairs. Only for tiles of finite values
-    // at most 2 in magnitude, where P's rounding keeps the outputs within the precision standard
-    // (docs/decisions.md).
+    // channel pairs (packed by PackSmallBf16Values straight from the cache), the weights as lane pairs (as
+    // Softmax left them: rounded to bf16, times the view's shrink). Only for tiles of finite values at most 2
+    // in magnitude, where P's rounding keeps the outputs within the precision standard (docs/decisions.md).
     void PairAccumulate(const TileRows& rows) {
         if constexpr (Simd::kBf16Dots) {
             using S = typename DependentSimd<kMasked>::Type;
-            const int32_t n = rows.n, pairs = (n + 1) / 2;
+            const int32_t pairs = (rows.n + 1) / 2;
             const int dimV = call_.headDimV;
-            const V shrink = Simd::Set(call_.value.shrink);
-            for (int32_t p = 0; p < pairs; ++p) {
-                const bool second = 2 * p + 1 < n;
-                const float* w = scoresT_ + int64_t{2 * p} * width_;
-                S::PairWeightsOf(w, second ? w + width_ : nullptr, shrink, width_, weightPairs_ + int64_t{p} * width_);
-            }
             constexpr int kChannels = 64;  // rows of C per call
             const char* channels[kChannels];
             for (int c0 = 0; c0 < dimV; c0 += kChannels) {

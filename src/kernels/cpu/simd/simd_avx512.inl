@@ -141,6 +141,37 @@ struct Simd {
         return _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
     }
 
+    // 2^y = 2^n p(f), y = n + f, |f| <= 1/2, p the polynomial of `coefficients` (lowest degree first). Exactly 0
+    // where y < -125 (so 2^-inf = 0, a key of weight 0), by a mask rather than by underflow: results below
+    // FLT_MIN would cost a microcode assist each. A NaN y gives 0: callers' rows are NaN through their maximum
+    // and rescale factor already.
+    template <int kTerms>
+    static V Exp2Polynomial(V y, const float (&coefficients)[kTerms]) {
+        const __mmask16 kept = _mm512_cmp_ps_mask(y, Set(-125.0f), _CMP_GE_OQ);
+        const V n = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const V f = _mm512_sub_ps(y, n);
+        V p = Set(coefficients[kTerms - 1]);
+        for (int i = kTerms - 2; i >= 0; --i)
+            p = MulAdd(p, f, Set(coefficients[i]));
+        return _mm512_maskz_scalef_ps(kept, p, n);
+    }
+
+    // 2^y to about 2^-13.7 relative (degree 3, fitted for relative error): for weights rounded to bf16 (2^-9)
+    // whose sum is taken of the rounded weights, so that this error is far below the weights' own.
+    static V Exp2(V y) {
+        static constexpr float kCoefficients[] = {0.999928176f, 0.693260968f, 0.242609501f, 0.0551710017f};
+        return Exp2Polynomial(y, kCoefficients);
+    }
+
+    // 2^y to about 2^-23 relative (degree 6, fitted for relative error): for weights kept in fp32.
+    static V Exp2Precise(V y) {
+        static constexpr float kCoefficients[] = {1.0f,           0.693147182f,   0.240226462f,   0.0555032864f,
+                                                  0.00961848907f, 0.00133999204f, 0.000153457833f};
+        return Exp2Polynomial(y, kCoefficients);
+    }
+
+    static constexpr float kLog2e = 1.44269504f;
+
     // int8 keys' Q.K by int16 dot products (AVX512-VNNI), below.
     static constexpr bool kInt16Dots = true;
 
@@ -280,13 +311,33 @@ struct Simd {
         }
     }
 
-    // x rounded to the nearest bf16 (ties to even) and widened back to fp32; NaN stays NaN.
-    static V RoundBf16(V x) {
-        const __m512i bits = _mm512_castps_si512(x);
-        const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
-        const __m512i rounded = _mm512_and_si512(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF))),
-                                                 _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)));
-        return _mm512_mask_mov_ps(_mm512_castsi512_ps(rounded), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+    // The weights of two keys for 16 lanes rounded to bf16 and interleaved per lane (the first key's in the low
+    // half of each 32-bit word: the pairs the bf16 P.V multiplies); adds both rounded weights to `total`, summed
+    // by the bf16 dot instruction against ones, so that the sum holds exactly the weights the product uses.
+    __attribute__((target("avx512bf16"))) static __m512i WeightPairs(V first, V second, V& total) {
+        alignas(64) static constexpr uint16_t kInterleave[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,
+                                                                  21, 6, 22, 7, 23, 8, 24, 9, 25, 10, 26,
+                                                                  11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+        const __m512i pairs = _mm512_permutexvar_epi16(_mm512_load_si512(kInterleave),
+                                                       __builtin_bit_cast(__m512i, _mm512_cvtne2ps_pbh(second, first)));
+        const __m512bh ones = __builtin_bit_cast(__m512bh, _mm512_set1_epi16(0x3F80));
+        total = _mm512_dpbf16_ps(total, __builtin_bit_cast(__m512bh, pairs), ones);
+        return pairs;
+    }
+
+    // The weights 2^((s_t - shift) log2(e) + exponent) (Exp2) of keys [0, n) for 16 lanes, their logits s_t
+    // rows `lds` floats apart, as the bf16 pairs of keys 2p and 2p + 1 at out + p * ldo (WeightPairs; an odd
+    // last key pairs with 0). Returns the sum of the rounded weights. The logit minus the shift is formed first:
+    // a finite mask value such as -3e38 times log2(e) is beyond fp32.
+    __attribute__((target("avx512bf16"))) static V ExpWeightPairs(const float* s, int64_t lds, int32_t n, V shift,
+                                                                   V exponent, uint32_t* out, int64_t ldo) {
+        const auto weight = [&](int32_t t) { return Exp2(MulAdd(Sub(Load(s + t * lds), shift), Set(kLog2e), exponent)); };
+        V total = Zero();
+        for (int32_t t = 0; t < n; t += 2) {
+            const __m512i pairs = WeightPairs(weight(t), t + 1 < n ? weight(t + 1) : Zero(), total);
+            _mm512_storeu_si512(out + t / 2 * ldo, pairs);
+        }
+        return total;
     }
 
     // out[c] = a[c] | b[c] << 16 for c < n (a multiple of 16): channel c of two bf16 rows as one pair; b null:
@@ -308,20 +359,5 @@ struct Simd {
         }
         const __m256i over = _mm256_subs_epu16(largest, _mm256_set1_epi16(0x4000));
         return _mm256_testz_si256(over, over) != 0;
-    }
-
-    // out[l] = the bf16 bits of w0[l] * f | those of w1[l] * f << 16 for l < n (a multiple of 16), weights
-    // already rounded to bf16 and f a power of two, so the products are exact (their low 16 bits are 0); w1
-    // null: zeros.
-    static void PairWeightsOf(const float* w0, const float* w1, V f, int n, uint32_t* out) {
-        const __m512i high = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
-        for (int l = 0; l < n; l += 16) {
-            __m512i pair = _mm512_srli_epi32(_mm512_castps_si512(_mm512_mul_ps(_mm512_loadu_ps(w0 + l), f)), 16);
-            if (w1 != nullptr) {
-                const __m512i second = _mm512_castps_si512(_mm512_mul_ps(_mm512_loadu_ps(w1 + l), f));
-                pair = _mm512_or_si512(pair, _mm512_and_si512(second, high));
-            }
-            _mm512_storeu_si512(out + l, pair);
-        }
     }
 };
