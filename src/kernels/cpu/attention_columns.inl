@@ -263,10 +263,11 @@ class ColumnRunner : TaskRunner<kMasked> {
             if (!queryTransposed_[item_]) InitQueryColumns();
             ConvertRows(call_.key, items_[item_], rows.key, n, keys_, call_.dimPad, {rows.nextKey, rows.next});
             OuterProduct<false>(keys_, call_.dimPad, 1, n, queryT_, width_, call_.dimPad, scoresT_, width_, vectors_);
+            ScaleScores<false>(n);
         }
-        FinishScores(j0, n, partial);
+        if (partial) AddMasks(j0, n);
         const ValueTile values = LoadValues(rows);
-        if (Softmax(n, values.pairs)) Accumulate(rows, values);
+        if (Softmax(n, values.pairs, partial)) Accumulate(rows, values);
     }
 
     // What a tile's values hold: no inf or NaN; whether the bf16 P.V reads them in place.
@@ -308,31 +309,14 @@ class ColumnRunner : TaskRunner<kMasked> {
             }
             DependentSimd<kMasked>::Type::template PairProduct<false>(keyRows, 4, rows.n, queryPairs_, width_,
                                                                       call_.headDim / 2, scoresT_, width_, vectors_);
-            V check = Simd::Zero();
-            for (int v = 0; v < width_; v += kW) {
-                const V factor = Simd::Load(Column(kColQueryMul) + v);
-                for (int32_t t = 0; t < rows.n; ++t) {
-                    float* s = scoresT_ + int64_t{t} * width_ + v;
-                    const V x = Simd::Load(s);
-                    check = Simd::MulAdd(x, Simd::Zero(), check);
-                    Simd::Store(s, Simd::Mul(x, factor));
-                }
-            }
-            return !Simd::AnyNaN(check);
+            return ScaleScores<true>(rows.n);
         } else {
             return false;
         }
     }
 
-    // The dots become logits (the factors, razor offsets, clamp and mask terms of TaskRunner::FinishScores).
-    void FinishScores(int32_t j0, int32_t n, bool addMask) {
-        const bool razor = call_.razorOffset != nullptr;
-        if (call_.clamp) {
-            razor ? ScaleScores<true, true>(n) : ScaleScores<true, false>(n);
-        } else {
-            razor ? ScaleScores<false, true>(n) : ScaleScores<false, false>(n);
-        }
-        if (!addMask) return;
+    // The mask terms of keys [j0, j0 + n) added to the logits (TaskRunner::FinishScores's).
+    void AddMasks(int32_t j0, int32_t n) {
         if (call_.maskRows.data != nullptr) return AddMaskRows(j0, n);
         float row[kTileKeys];
         for (int lane = 0; lane < itemLanes_; ++lane) {
@@ -367,14 +351,32 @@ class ColumnRunner : TaskRunner<kMasked> {
         }
     }
 
-    template <bool kClamp, bool kRazor>
-    void ScaleScores(int32_t n) {
+    // The dots become logits (the factors, razor offsets and clamp of TaskRunner::FinishScores), each lane's
+    // largest in kColTileMax, in one pass over S^T. kRawDots: the dots are the bf16 products' raw ones, first
+    // multiplied by each lane's query factor; returns false where one of those is not finite (PairScores).
+    template <bool kRawDots>
+    bool ScaleScores(int32_t n) {
+        const bool razor = call_.razorOffset != nullptr;
+        if (call_.clamp) return razor ? ScaleScoresAs<kRawDots, true, true>(n) : ScaleScoresAs<kRawDots, true, false>(n);
+        return razor ? ScaleScoresAs<kRawDots, false, true>(n) : ScaleScoresAs<kRawDots, false, false>(n);
+    }
+
+    template <bool kRawDots, bool kClamp, bool kRazor>
+    bool ScaleScoresAs(int32_t n) {
+        V check = Simd::Zero();
         for (int v = 0; v < width_; v += kW) {
             const V dotMul = Simd::Load(Column(kColDotMul) + v), razorMul = Simd::Load(Column(kColRazorMul) + v);
             const V postMul = Simd::Load(Column(kColPostMul) + v), bias = Simd::Load(Column(kColBias) + v);
+            const V queryMul = Simd::Load(Column(kColQueryMul) + v);
+            V top = Simd::Set(kNegInf);
             for (int32_t t = 0; t < n; ++t) {
                 float* s = scoresT_ + int64_t{t} * width_ + v;
-                V x = Simd::Add(Simd::Load(s), bias);
+                V x = Simd::Load(s);
+                if constexpr (kRawDots) {
+                    check = Simd::MulAdd(x, Simd::Zero(), check);
+                    x = Simd::Mul(x, queryMul);
+                }
+                x = Simd::Add(x, bias);
                 if constexpr (kRazor) {
                     x = Simd::MulAdd(x, dotMul, Simd::Mul(Simd::Set(razor_[t]), razorMul));
                 } else {
@@ -383,15 +385,19 @@ class ColumnRunner : TaskRunner<kMasked> {
                 x = Simd::Mul(x, postMul);
                 if constexpr (kClamp) x = Simd::Min(Simd::Set(call_.clampMax), Simd::Max(Simd::Set(call_.clampMin), x));
                 Simd::Store(s, x);
+                top = Simd::MaxNaN(top, x);
             }
+            Simd::Store(Column(kColTileMax) + v, top);
         }
+        return !Simd::AnyNaN(check);
     }
 
     // Every lane's online-softmax step over the tile (StepSoftmax's semantics, docs/decisions.md): the logits
     // become weights (fp32 in S^T, or bf16 pairs in weightPairs_ for the bf16 P.V), the sums and acc^T are
-    // rescaled. False when no real lane has a visible key so far.
-    bool Softmax(int32_t n, bool pairs) {
-        for (int v = 0; v < width_; v += kW) {
+    // rescaled. The lanes' tile maxima are ScaleScores', taken again where mask terms were added since.
+    // False when no real lane has a visible key so far.
+    bool Softmax(int32_t n, bool pairs, bool masked) {
+        for (int v = 0; masked && v < width_; v += kW) {
             V top = Simd::Set(kNegInf);
             for (int32_t t = 0; t < n; ++t)
                 top = Simd::MaxNaN(top, Simd::Load(scoresT_ + int64_t{t} * width_ + v));
