@@ -34,7 +34,7 @@ double MachineCeilings::PeakOfKernel(const std::string& kernelName, const std::s
     const auto path = fmaFlopsPerSecond.find(vectorPath);
     const double fma = path == fmaFlopsPerSecond.end() ? WidestFmaPeak() : path->second;
     if (vectorPath == perf::VectorPath::kAvx512 && dtype == "bf16" && bf16DotFlopsPerSecond)
-        return 2.0 / (1.0 / *bf16DotFlopsPerSecond + 1.0 / fma);
+        return *bf16DotFlopsPerSecond;
     return fma;
 }
 

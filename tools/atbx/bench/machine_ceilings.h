@@ -30,9 +30,10 @@ struct MachineCeilings {
 
     double WidestFmaPeak() const;
     // The compute ceiling of a kernel on rows of `dtype`: its vector path's FMA peak, or the AMX peak for an
-    // AMX kernel. bf16 rows on cpu:avx512 where the CPU has bf16 dot products: half the work (Q.K) at that
-    // peak and half (P.V) at the FMA peak, the harmonic mean of the two, what the column runner can reach
-    // (its row runner's tasks, decode of few query rows per kv head, take no dots: a conservative ceiling).
+    // AMX kernel. bf16 rows on cpu:avx512 where the CPU has bf16 dot products: that peak, at which the column
+    // runner takes both products (Q.K, and P.V over tiles of values at most 2 in magnitude, as the rows'
+    // random values are); the row runner's tasks (decode of few query rows per kv head) take no dots, so
+    // their % of this ceiling understates what their fp32 FMAs reach.
     double PeakOfKernel(const std::string& kernelName, const std::string& dtype) const;
 };
 
