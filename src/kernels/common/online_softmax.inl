@@ -30,7 +30,9 @@ SoftmaxStep<T> StepSoftmax(T oldMax, T tileMax) {
     if (oldMax != oldMax || tileMax != tileMax) return {tileMax + oldMax, tileMax + oldMax, true};
     const T newMax = oldMax > tileMax ? oldMax : tileMax;
     if (newMax == kNegInf) return {newMax, T(1), false};
-    return {newMax, oldMax == kNegInf ? T(0) : SoftmaxExp(oldMax - newMax), true};
+    if (oldMax == kNegInf) return {newMax, T(0), true};
+    // Most tiles leave the maximum where it was: e^0 = 1 exactly, without the libm call.
+    return {newMax, oldMax == newMax ? T(1) : SoftmaxExp(oldMax - newMax), true};
 }
 
 // Merges the state (m2, l2, acc2) of a later part of the keys into (m, l, acc), acc being `n` values.
