@@ -25,7 +25,8 @@ struct PathCase {
     int32_t heads, kvHeads, headSize;
     PaShape shape;
     Param::CalcType calcType = Param::CALC_TYPE_UNDEFINED;
-    bool dequantWithOffsets = false;  // int8 caches, DEQUANT_FUSION with offsets
+    bool dequantWithOffsets = false;         // int8 caches, DEQUANT_FUSION with offsets
+    Platform platform = Platform::kAtlasA2;  // kAtlasInference: FRACTAL_NZ caches
 };
 
 PaShape Shape(int32_t headSize, int32_t blockSize, std::vector<int32_t> lens, aclDataType dtype,
@@ -65,6 +66,12 @@ std::vector<PathCase> Cases() {
          Param::CALC_TYPE_SPEC},
         {"spec_1_to_16", 8, 2, 128, Shape(128, 16, {30, 20, 40, 16}, ACL_FLOAT16, {1, 16, 5, 16}),
          Param::CALC_TYPE_SPEC},
+        // 16 query heads per kv head: items of 9 to 32 lanes read cache rows in place on cpu:avx512 (int8
+        // values with their folded dequantisation, FRACTAL_NZ channel tiles), staged elsewhere.
+        {"dequant_gqa16_in_place", 32, 2, 128, Shape(128, 16, {300, 17}, ACL_FLOAT16),
+         Param::CALC_TYPE_UNDEFINED, true},
+        {"nz_gqa16_in_place", 32, 2, 128, Shape(128, 16, {300, 17}, ACL_FLOAT16), Param::CALC_TYPE_UNDEFINED,
+         false, Platform::kAtlasInference},
     };
 }
 
@@ -79,7 +86,7 @@ TestCall MakeCall(const PathCase& c) {
         param.quantType = Param::TYPE_DEQUANT_FUSION;
         param.hasQuantOffset = true;
     }
-    return MakePaCall(param, c.shape);
+    return MakePaCall(param, c.shape, c.platform);
 }
 
 int64_t MaxLength(const PaShape& shape) {
