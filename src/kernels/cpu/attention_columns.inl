@@ -115,6 +115,7 @@ class ColumnRunner : TaskRunner<kMasked> {
         : Base(call, task, scratch, next),
           vectors_((itemLanes_ + kW - 1) / kW),
           width_(vectors_ * kW),
+          shrinkExponent_(static_cast<float>(__builtin_ilogbf(call.value.shrink))),
           queryColumns_(scratch + call.layout.queryColumns),
           accColumns_(scratch + call.layout.accColumns),
           laneColumns_(scratch + call.layout.laneColumns),
@@ -465,10 +466,9 @@ class ColumnRunner : TaskRunner<kMasked> {
     V WeightPairs(int32_t n, int v, V shift) {
         if constexpr (Simd::kBf16Dots) {
             using S = typename DependentSimd<kMasked>::Type;
-            const float shrink = call_.value.shrink;
-            const V exponent = Simd::Set(static_cast<float>(__builtin_ilogbf(shrink)));
-            const V total = S::ExpWeightPairs(scoresT_ + v, width_, n, shift, exponent, weightPairs_ + v, width_);
-            return Simd::Mul(total, Simd::Set(1.0f / shrink));
+            const V total = S::ExpWeightPairs(scoresT_ + v, width_, n, shift, Simd::Set(shrinkExponent_),
+                                              weightPairs_ + v, width_);
+            return Simd::Mul(total, Simd::Set(1.0f / call_.value.shrink));
         }
         return Weights(n, v, shift);
     }
@@ -575,6 +575,7 @@ class ColumnRunner : TaskRunner<kMasked> {
 
     const int vectors_;  // vectors of an item's lanes
     const int width_;    // P: vectors_ * kW
+    const float shrinkExponent_;  // value.shrink = 2^shrinkExponent_ (the bf16 P.V adds it to the weights' exponent)
     float* const queryColumns_;  // item 0's query columns, then item 1's ...
     float* const accColumns_;
     float* const laneColumns_;

@@ -304,7 +304,7 @@ constexpr int kBlockChannels = kW == 16 ? 4 : 2;  // vectors of a value row accu
 // row runner, 64 lanes) would convert each row once per block, where staging converts it once: fp16 prefills
 // of 512 tokens ran 1.06-1.15x slower in place. On AVX-512 a block's 4 conversions per 16 FMAs cost little,
 // while staging a tile's rows waits on its stores (a third of a cold fp16 4-token step's samples), so items
-// of up to 32 lanes (4-token steps of GQA 4-8) read in place there: 0.86-0.95x the time (BENCHMARKS.md). (int8
+// of up to 32 lanes (4-token steps of GQA 4-8) read in place there: 0.81-0.95x the time (BENCHMARKS.md). (int8
 // keys on int16 dots are read in place by items of any width: TaskRunner's QuantiseQueries.)
 constexpr int kDirectLanes = kW == 16 ? 8 * kBlockLanes : 2 * kBlockLanes;
 
