@@ -11,6 +11,7 @@ from ._errors import Violation
 
 PLATFORMS = ("atlas-a2", "atlas-inference", "atlas-training", "atlas-350")
 BACKENDS = ("auto", "ref", "cpu")
+_MAX_CACHED_SPECS = 256  # sets of input descriptors whose outputs an Operation keeps
 
 
 def _json_value(value: Any) -> Any:
@@ -54,6 +55,7 @@ class Operation:
         self._input_names = self._handle.input_names
         self._output_names = self._handle.output_names
         self._output_aliases = self._handle.output_aliases
+        self._specs: dict[tuple[Any, ...], list[tuple[list[int], int, int]]] = {}  # _output_specs' results
 
     @property
     def op(self) -> str:
@@ -92,7 +94,8 @@ class Operation:
         """Output shapes and dtypes for these inputs (arrays or TensorSpecs, in ATB order).
 
         Raises ConstraintError when the inputs' descriptors break a rule."""
-        descs = [_arrays.describe(a, self._label(i), _arrays.format_code(formats, i)) for i, a in enumerate(inputs)]
+        descs = [_arrays.describe(a, lambda i=i: self._label(i), _arrays.format_code(formats, i))
+                 for i, a in enumerate(inputs)]
         return [_arrays.TensorSpec(tuple(shape), _arrays.DTYPE_NAMES[dtype], _arrays.FORMAT_NAMES[fmt])
                 for shape, dtype, fmt in self._handle.infer_shape(descs)]
 
@@ -122,7 +125,7 @@ class Operation:
         """
         args = self._array_args(inputs, formats)
         aliases = self._output_aliases
-        specs = self._handle.infer_shape([(list(inputs[i].shape), a[1], a[2]) for i, a in enumerate(args)])
+        specs = self._output_specs(inputs, args)
         if out is not None and len(out) != len(specs):
             raise ValueError(f"out has {len(out)} arrays; {self.op} with this param has {len(specs)} outputs "
                              f"({', '.join(self._output_names)})")
@@ -138,13 +141,26 @@ class Operation:
             else:
                 outputs.append(given if given is not None
                                else _arrays.empty_like_kind(like_torch, shape, _arrays.DTYPE_NAMES[dtype]))
-        out_args = [_arrays.array_arg(a, f"output {i} ({self._output_names[i]})", specs[i][2])
+        out_args = [_arrays.array_arg(a, lambda i=i: f"output {i} ({self._output_names[i]})", specs[i][2])
                     for i, a in enumerate(outputs)]
         self._handle.run(args, out_args, self.backend, self.threads or 0)
         return outputs
 
     def _array_args(self, inputs: Sequence[Any], formats: Sequence[str | None] | None) -> list[Any]:
-        return [_arrays.array_arg(a, self._label(i), _arrays.format_code(formats, i)) for i, a in enumerate(inputs)]
+        return [_arrays.array_arg(a, lambda i=i: self._label(i), _arrays.format_code(formats, i))
+                for i, a in enumerate(inputs)]
+
+    def _output_specs(self, inputs: Sequence[Any], args: Sequence[Any]) -> list[tuple[list[int], int, int]]:
+        """The outputs' (shape, dtype code, format code) for these inputs' descriptors, worked out once per
+        distinct set of descriptors: a decode loop repeats a few (the output depends on nothing else)."""
+        key = tuple((tuple(inputs[i].shape), a[1], a[2]) for i, a in enumerate(args))
+        specs = self._specs.get(key)
+        if specs is None:
+            specs = self._handle.infer_shape([(list(shape), dtype, fmt) for shape, dtype, fmt in key])
+            if len(self._specs) >= _MAX_CACHED_SPECS:
+                self._specs.clear()
+            self._specs[key] = specs
+        return specs
 
     def __repr__(self) -> str:
         return (f"atbx.Operation({self.op!r}, {self.param!r}, platform={self.platform!r}, "

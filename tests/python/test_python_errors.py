@@ -127,3 +127,10 @@ def test_constraint_error_pickles():
     copy = pickle.loads(pickle.dumps(error))
     assert (copy.rule_id, copy.status, copy.code, copy.message) == (error.rule_id, error.status, error.code,
                                                                      error.message)
+
+
+def test_an_array_in_non_native_byte_order_is_refused_by_name():
+    _, inputs = pa_call(seed=64)
+    inputs[0] = inputs[0].astype(inputs[0].dtype.newbyteorder(">"))
+    with pytest.raises(TypeError, match=r"input 0 \(query\) has dtype float16 in non-native byte order"):
+        atbx.Operation("PagedAttention", {"headNum": 8, "kvHeadNum": 2})(inputs)
