@@ -1,16 +1,26 @@
 """The three operations as functions with ATB's parameter names in snake_case.
 
 Each function builds the case-file param from its keyword arguments (a keyword left at None is left out, so
-the field takes ATB's default), creates an Operation and passes it the given tensors in the order ATB's
-param asks for. Enum-valued keywords take what the case-file param takes (ATB's integer values).
+the field takes ATB's default), takes the Operation for that param (created on first use, then kept: see
+_operation_for) and passes it the given tensors in the order ATB's param asks for. Enum-valued keywords take
+what the case-file param takes (ATB's integer values).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+import threading
+from collections import OrderedDict
+from typing import Any, Hashable
 
 from ._operation import Operation
+
+# Operations a thread keeps for the functions, most recently used last: creating one (parsing and checking its
+# param) took about 60 % of a small decode step's call, and a model calls the same few params layer after
+# layer. Per thread, so that calls from several threads still run in parallel (an Operation runs one call at
+# a time); a few dozen, since each keeps the workspace of its largest call.
+_MAX_KEPT_OPERATIONS = 32
+_kept = threading.local()
 
 
 def _camel(snake: str) -> str:
@@ -26,7 +36,7 @@ def _run(op: str, tensors: dict[str, Any], params: dict[str, Any], out: Any, pla
          threads: int | None) -> list[Any]:
     """Creates the operation for the param and calls it with the tensors (by snake_case name) in ATB order."""
     param = {_camel(name): value for name, value in params.items() if value is not None}
-    operation = Operation(op, param, platform=platform, backend=backend, threads=threads)
+    operation = _operation_for(op, param, platform, backend, threads)
     given = {_camel(name): value for name, value in tensors.items() if value is not None}
     names = operation.input_names
     missing = [_snake(name) for name in names if name not in given]
@@ -39,6 +49,38 @@ def _run(op: str, tensors: dict[str, Any], params: dict[str, Any], out: Any, pla
                          f"{', '.join(_snake(n) for n in names)}); set the param that asks for it")
     outputs = operation([given[name] for name in names], out=None if out is None else [out])
     return outputs
+
+
+def _param_key(param: dict[str, Any]) -> Hashable | None:
+    """The param as a dict key, its values' types included (True and 1 are different JSON); None where a value
+    cannot be one (a list)."""
+    key = tuple((name, type(value).__name__, value) for name, value in sorted(param.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _operation_for(op: str, param: dict[str, Any], platform: str, backend: str, threads: int | None) -> Operation:
+    """This thread's Operation for the arguments: the kept one, or a new one (kept unless its param holds a
+    list)."""
+    param_key = _param_key(param)
+    if param_key is None:
+        return Operation(op, param, platform=platform, backend=backend, threads=threads)
+    kept = getattr(_kept, "operations", None)
+    if kept is None:
+        kept = _kept.operations = OrderedDict()
+    key = (op, param_key, platform, backend, threads)
+    operation = kept.get(key)
+    if operation is not None:
+        kept.move_to_end(key)
+        return operation
+    operation = Operation(op, param, platform=platform, backend=backend, threads=threads)
+    kept[key] = operation
+    if len(kept) > _MAX_KEPT_OPERATIONS:
+        kept.popitem(last=False)
+    return operation
 
 
 def paged_attention(query, key_cache, value_cache, block_tables, context_lens, *, head_num: int,

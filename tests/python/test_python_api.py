@@ -71,3 +71,24 @@ def test_the_readme_example_runs(capsys):
     exec(compile(example, "README.md", "exec"), names)
     assert names["out"].shape == (2, 32, 128)
     assert capsys.readouterr().out.strip() == "call.count.inputs ERROR_INVALID_IN_TENSOR_NUM"
+
+
+def test_functions_keep_one_operation_per_param():
+    """The functions keep their Operations (per thread): a param seen again takes its own, never another's."""
+    _, inputs = pa_call(seed=62)
+    fresh = {scale: atbx.Operation("PagedAttention", {"headNum": 8, "kvHeadNum": 2, "qkScale": scale},
+                                   backend="cpu", threads=1)(inputs)[0] for scale in (0.125, 0.5)}
+    for scale in (0.125, 0.5, 0.125, 0.5):
+        out = atbx.paged_attention(*inputs, head_num=8, kv_head_num=2, qk_scale=scale, backend="cpu", threads=1)
+        np.testing.assert_array_equal(out, fresh[scale])
+    assert not np.array_equal(fresh[0.125], fresh[0.5])
+
+
+def test_an_operation_follows_the_shapes_of_each_call():
+    """Output shapes are worked out once per set of input shapes and kept: a call of other shapes gets its own."""
+    op = atbx.Operation("PagedAttention", {"headNum": 8, "kvHeadNum": 2, "qkScale": 0.125}, backend="cpu")
+    for lens in ((5, 33, 17), (9,), (5, 33, 17), (1, 2)):
+        call, inputs = pa_call(seed=63, lens=lens)
+        (out,) = op(inputs)
+        assert out.shape == (len(lens), 8, 64)
+        np.testing.assert_array_equal(out, atbx.Operation("PagedAttention", call.param, backend="cpu")(inputs)[0])
