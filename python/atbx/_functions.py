@@ -8,6 +8,7 @@ what the case-file param takes (ATB's integer values).
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections import OrderedDict
@@ -23,6 +24,7 @@ _MAX_KEPT_OPERATIONS = 32
 _kept = threading.local()
 
 
+@functools.lru_cache(maxsize=None)  # the functions' keywords: a few dozen names, converted on every call
 def _camel(snake: str) -> str:
     head, *rest = snake.split("_")
     return head + "".join(word[:1].upper() + word[1:] for word in rest)
