@@ -36,7 +36,8 @@ def _snake(camel: str) -> str:
 
 def _run(op: str, tensors: dict[str, Any], params: dict[str, Any], out: Any, platform: str, backend: str,
          threads: int | None) -> list[Any]:
-    """Creates the operation for the param and calls it with the tensors (by snake_case name) in ATB order."""
+    """Calls this thread's Operation for the param (_operation_for) with the tensors (by snake_case name) in ATB
+    order."""
     param = {_camel(name): value for name, value in params.items() if value is not None}
     operation = _operation_for(op, param, platform, backend, threads)
     given = {_camel(name): value for name, value in tensors.items() if value is not None}
