@@ -12,7 +12,7 @@ import functools
 import re
 import threading
 from collections import OrderedDict
-from typing import Any, Hashable
+from typing import Any
 
 from ._operation import Operation
 
@@ -54,28 +54,18 @@ def _run(op: str, tensors: dict[str, Any], params: dict[str, Any], out: Any, pla
     return outputs
 
 
-def _param_key(param: dict[str, Any]) -> Hashable | None:
-    """The param as a dict key, its values' types included (True and 1 are different JSON); None where a value
-    cannot be one (a list)."""
-    key = tuple((name, type(value).__name__, value) for name, value in sorted(param.items()))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
 def _operation_for(op: str, param: dict[str, Any], platform: str, backend: str, threads: int | None) -> Operation:
-    """This thread's Operation for the arguments: the kept one, or a new one (kept unless its param holds a
-    list)."""
-    param_key = _param_key(param)
-    if param_key is None:
-        return Operation(op, param, platform=platform, backend=backend, threads=threads)
+    """This thread's Operation for the arguments: the kept one, or a new one. The key holds the param's values with
+    their types (True and 1 are different JSON); a param holding a list cannot be a key and is not kept."""
+    key = (op, tuple((name, type(value).__name__, value) for name, value in sorted(param.items())), platform,
+           backend, threads)
     kept = getattr(_kept, "operations", None)
     if kept is None:
         kept = _kept.operations = OrderedDict()
-    key = (op, param_key, platform, backend, threads)
-    operation = kept.get(key)
+    try:
+        operation = kept.get(key)
+    except TypeError:
+        return Operation(op, param, platform=platform, backend=backend, threads=threads)
     if operation is not None:
         kept.move_to_end(key)
         return operation

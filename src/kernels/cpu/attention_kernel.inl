@@ -403,7 +403,7 @@ template <class S = Simd>
 void StoreRow(const KernelCall& call, int64_t base, float* acc, float sum) {
     bool nan = sum != sum;
     int checked = 0;  // a vector at a time: element by element, small decode steps spent 14 % of their time here
-    for (; checked + S::kWidth <= call.headDimV && !nan; checked += S::kWidth)
+    for (; checked + kW <= call.headDimV && !nan; checked += kW)
         nan = S::AnyNaN(S::Load(acc + checked));
     for (; checked < call.headDimV && !nan; ++checked)
         nan = acc[checked] != acc[checked];
