@@ -149,9 +149,10 @@ TEST(PaDequantWideQueries, MeetThePrecisionStandardOnEveryPath) {
     ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
-// A query channel that is NaN or infinite over int8 keys (heads of 64 channels, 4 query heads per kv head:
-// where the CPU has AVX512-VNNI, the row runner takes such keys' dots in int16, rounding each query once)
-// gives its row the reference's class of result on every path: the queries of that task keep fp32 dots.
+// A query channel that is NaN or infinite over int8 keys (heads of 64 channels, 4 query heads per kv head: on
+// cpu:avx2, and on cpu:avx512 where the CPU has AVX512-VNNI, the row runner takes such keys' dots in int16,
+// rounding each query once) gives its row the reference's class of result on every path: the queries of that
+// task keep fp32 dots.
 TEST(PaDequantNonFiniteQueries, GiveTheReferencesClassOfResultOnEveryPath) {
     std::mt19937_64 rng(991);
     PaLogical l = DecodeLogical(8, 2, 64, 16, {40, 17}, ACL_FLOAT16);

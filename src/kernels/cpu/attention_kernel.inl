@@ -13,8 +13,8 @@ namespace {
 using V = Simd::V;
 constexpr int kW = Simd::kWidth;
 constexpr float kNegInf = -__builtin_inff();
-// Simd, named through a template parameter: the bf16 and int16 dot products exist on the AVX-512 path only,
-// and a name that depends on the parameter is looked up only where the `if constexpr (Simd::kBf16Dots)` (or
+// Simd, named through a template parameter: the bf16 dot products exist on the AVX-512 path only, the int16
+// ones on the AVX-512 and AVX2 paths, and a name that depends on the parameter is looked up only where the `if constexpr (Simd::kBf16Dots)` (or
 // kInt16Dots) branch is kept.
 template <bool>
 struct DependentSimd {

@@ -89,6 +89,7 @@ void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
 void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace) {
     KernelCall call = PrepareCall(plan, threads, workspace);
     if (call.bf16Dots) call.columnItemLanes = kMinColumnItemLanes;
+    call.int8Dots = call.int8Dots && core::HostCpu().avx512vnni;  // VPDPWSSD
     avx512::RunAttention(call);
 }
 

@@ -213,8 +213,9 @@ struct KernelCall {
     // are bf16 rows of contiguous channels (a whole number of vectors) without dequantisation, and the
     // outputs fp16 or bf16.
     bool bf16PV = false;
-    // The row runner may take Q.K of int8 keys by int16 dot products (AVX512-VNNI): the CPU has them and the
-    // keys are int8 rows of contiguous channels, a multiple of 32, without unfolded scales (read in place).
+    // The row runner may take Q.K of int8 keys by int16 dot products: the keys are int8 rows of contiguous
+    // channels, a multiple of 32 and below 4096 (the int32 sums stay exact), without unfolded scales (read in
+    // place). cpu:avx2 runs them on VPMADDWD; cpu:avx512 clears the flag where the CPU lacks AVX512-VNNI.
     bool int8Dots = false;
     // Items of this many lanes or more run in the column runner: kColumnItemLanes, or kMinColumnItemLanes
     // where the path sets it: cpu:avx512 where bf16Dots holds (its dot products pay for the columns from one
