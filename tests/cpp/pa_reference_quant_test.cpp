@@ -149,6 +149,41 @@ TEST(PaDequantWideQueries, MeetThePrecisionStandardOnEveryPath) {
     ExpectCpuPaths(call, l.headDimV, MaxContext(l));
 }
 
+// int8 values whose offsets nearly cancel them (V8 in [100, 127], offset -113, scales 0.3-0.5: dequantised
+// values within +-7 whose weighted means lie near 0) under logits spread wide, in contexts short enough for
+// the strict eps (2^-8): where the CPU path takes P.V by int16 dot products (cpu:avx512 with AVX512-VNNI, GQA
+// 4), each tile's weights are rounded to 2^-15 of its largest and l sums the rounded weights, which must keep
+// every output within the precision standard (docs/decisions.md).
+TEST(PaDequantSpreadWeights, MeetThePrecisionStandardOnEveryPath) {
+    std::mt19937_64 rng(1013);
+    PaLogical l = DecodeLogical(8, 2, 64, 16, {31, 17, 29, 1}, ACL_FLOAT16);
+    l.cacheDtype = ACL_INT8;
+    l.param.quantType = Param::TYPE_DEQUANT_FUSION;
+    l.param.hasQuantOffset = true;
+    l.param.qkScale = 1.0f;
+    FillRandom(l, rng);
+    for (auto& keys : l.keys)
+        keys = RandomValues(ACL_INT8, static_cast<int64_t>(keys.size()), -127, 127, rng);
+    for (auto& values : l.values)
+        values = RandomValues(ACL_INT8, static_cast<int64_t>(values.size()), 100, 127, rng);
+    const int64_t channels = l.KvHeads() * l.headDim;
+    Descales d;
+    d.kScale = RandomValues(ACL_FLOAT, channels, 0.001, 0.002, rng);
+    d.vScale = RandomValues(ACL_FLOAT, channels, 0.3, 0.5, rng);
+    std::uniform_int_distribution<int> offset(-20, 19);
+    for (int64_t c = 0; c < channels; ++c) {
+        d.kOffset.push_back(offset(rng));
+        d.vOffset.push_back(-113);
+    }
+    l.extra["kDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.kScale);
+    l.extra["vDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.vScale);
+    l.extra["kOffset"] = ValuesTensor(ACL_INT32, {channels}, d.kOffset);
+    l.extra["vOffset"] = ValuesTensor(ACL_INT32, {channels}, d.vOffset);
+    TestCall call = BuildCall(l, rng);
+    ExpectReferenceMatches(call, DirectAttention(l, DequantFormula(l, d)));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
+}
+
 // A query channel that is NaN or infinite over int8 keys (heads of 64 channels, 4 query heads per kv head: on
 // cpu:avx2, and on cpu:avx512 where the CPU has AVX512-VNNI, the row runner takes such keys' dots in int16,
 // rounding each query once) gives its row the reference's class of result on every path: the queries of that

@@ -307,6 +307,10 @@ constexpr int kBlockChannels = kW == 16 ? 4 : 2;  // vectors of a value row accu
 // of up to 32 lanes (4-token steps of GQA 4-8) read in place there: 0.81-0.95x the time (BENCHMARKS.md). (int8
 // keys on int16 dots are read in place by items of any width: TaskRunner's QuantiseQueries.)
 constexpr int kDirectLanes = kW == 16 ? 8 * kBlockLanes : 2 * kBlockLanes;
+// Items of at least this many lanes take the P.V of int8 values by int16 dot products (KernelCall::int8PV):
+// GQA 4 and 7 decode 0.91-0.93x the time of the fp32 FMAs; one lane (MHA) 1.02-1.05x and two (GQA 2)
+// 1.07x, where each lane's chain of dot products waits on the one before (BENCHMARKS.md).
+constexpr int kMinInt16ValueLanes = 3;
 
 // out[l * ldo + i] = the sum of a[l][i]'s lanes for NL lanes and NK (4 or 2) keys.
 template <int NL, int NK>
@@ -463,6 +467,9 @@ class TaskRunner {
           directValues_(itemLanes_ <= kDirectLanes && DirectRows(call.value, call.headDimV, call.dimVPad, true)),
           subKeys_(SubTileKeys(call.key, task.itemCount)),
           int16Rows_(reinterpret_cast<int16_t*>(scratch + call.layout.int16Query)),
+          int16Weights_(Simd::kInt16Values && call.int8PV && directValues_ && itemLanes_ >= kMinInt16ValueLanes
+                            ? reinterpret_cast<int16_t*>(scratch + call.layout.int16Weights)
+                            : nullptr),
           next_(next) {}
 
     void Run() {
@@ -888,6 +895,9 @@ class TaskRunner {
         for (int l0 = 0; l0 < itemLanes_; l0 += kBlockLanes) {
             const int count = itemLanes_ - l0 < kBlockLanes ? itemLanes_ - l0 : kBlockLanes;
             const Rows rows = l0 == 0 ? values : values.Quiet();  // the first block asks for the next tile's rows
+            if constexpr (Simd::kInt16Values && std::is_same_v<Rows, CacheRows<int8_t, Int8Load, false>>) {
+                if (Int16Accumulate(first + l0, count, m, t0, rows)) continue;
+            }
             bool dense = true;
             for (int l = 0; l < count; ++l)
                 dense = dense && Field(kZeroWeight)[first + l0 + l] == 0.0f;
@@ -914,6 +924,36 @@ class TaskRunner {
                     AccumulateLanes<kBlockLanes>(w, m, acc, rows);
             }
         }
+    }
+
+    // ItemAccumulate's block of `count` lanes from `lane` by int16 dot products where each of them holds int16
+    // weights (RoundWeights): int8 values are finite, so a zero weight adds exactly nothing here. Keys go in
+    // pairs; sub-tiles hold an even number of keys, so only a tile's last key is ever alone, beside the zero
+    // weight of the padding. False where a lane keeps fp32 weights.
+    template <class Rows>
+    bool Int16Accumulate(int lane, int count, int32_t m, int32_t t0, const Rows& values) {
+        using S = typename DependentSimd<kMasked>::Type;
+        const float* step = Field(kWeightStep) + lane;
+        for (int l = 0; l < count; ++l) {
+            if (step[l] == 0.0f) return false;
+        }
+        const int16_t* w = int16Weights_ + int64_t{lane} * kTileKeys + t0;
+        float* acc = acc_ + int64_t{lane} * call_.dimVPad;
+        switch (count) {
+            case 1:
+                S::template Int16Accumulate<1>(w, kTileKeys, m, values, call_.headDimV, step, acc, call_.dimVPad);
+                break;
+            case 2:
+                S::template Int16Accumulate<2>(w, kTileKeys, m, values, call_.headDimV, step, acc, call_.dimVPad);
+                break;
+            case 3:
+                S::template Int16Accumulate<3>(w, kTileKeys, m, values, call_.headDimV, step, acc, call_.dimVPad);
+                break;
+            default:
+                S::template Int16Accumulate<kBlockLanes>(w, kTileKeys, m, values, call_.headDimV, step, acc,
+                                                         call_.dimVPad);
+        }
+        return true;
     }
 
     template <int NL, class Rows>
@@ -1034,12 +1074,16 @@ class TaskRunner {
         const float tileMax = nan ? __builtin_nanf("") : Simd::ReduceMax(top);
         const SoftmaxStep<float> step = StepSoftmax(Field(kMax)[lane], tileMax);
         Field(kZeroWeight)[lane] = 1.0f;
-        if (!step.visible) return ZeroWeights(s, padded);
+        if (!step.visible) {
+            if (int16Weights_ != nullptr) ZeroInt16Weights(lane, padded);
+            return ZeroWeights(s, padded);
+        }
         const V shift = Simd::Set(step.newMax);
-        V sum = Simd::Zero();
+        V sum = Simd::Zero(), largest = Simd::Zero();
         for (int32_t i = 0; i < padded; i += kW) {
             const V w = Simd::Exp(Simd::Sub(Simd::Load(s + i), shift));
             sum = Simd::Add(sum, w);
+            largest = Simd::Max(largest, w);
             Simd::Store(s + i, w);
         }
         if (step.rescale != 1.0f) {
@@ -1048,7 +1092,9 @@ class TaskRunner {
             for (int c = 0; c < call_.dimVPad; c += kW)
                 Simd::Store(acc + c, Simd::Mul(Simd::Load(acc + c), r));
         }
-        Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + Simd::ReduceAdd(sum);
+        const float tileSum = int16Weights_ != nullptr ? RoundWeights(lane, padded, Simd::ReduceMax(largest), sum)
+                                                       : Simd::ReduceAdd(sum);
+        Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + tileSum;
         Field(kMax)[lane] = step.newMax;
         if (call_.quant != plan::QuantPolicy::Mode::kNone && !QuantiseWeights(lane, n, tileMax, step.newMax)) {
             return ZeroWeights(s, padded);
@@ -1061,6 +1107,34 @@ class TaskRunner {
             zero = zero || s[t] == 0.0f;
         Field(kZeroWeight)[lane] = zero ? 1.0f : 0.0f;
         return true;
+    }
+
+    // The lane's weights of the tile as int16 multiples of kWeightStep = their largest / 32767, for the int8
+    // P.V by int16 dot products (KernelCall::int8PV); returns the sum of the rounded weights, so that l sums
+    // exactly the weights the product uses. A weight is off by at most half a step, 2^-16 of the tile's
+    // largest: over a tile of at most 32 keys at most 2^-11 of the tile's sum, the bound of ATB's own fp16 P
+    // (docs/decisions.md). Where a weight is NaN (a NaN logit: their sum is NaN; `largest`, a plain maximum, may
+    // miss it) or none is positive, the lane keeps its fp32 weights (kWeightStep 0) and their sum.
+    float RoundWeights(int lane, int32_t padded, float largest, V sum) {
+        using S = typename DependentSimd<kMasked>::Type;
+        Field(kWeightStep)[lane] = 0.0f;
+        const float fp32Sum = Simd::ReduceAdd(sum);
+        if (!(largest > 0.0f && largest <= 3e38f) || fp32Sum != fp32Sum) return fp32Sum;
+        const float step = largest / 32767.0f;
+        float total = 0.0f;
+        if constexpr (Simd::kInt16Values) {
+            total = S::ToInt16(scores_ + int64_t{lane} * kTileKeys, 32767.0f / largest, padded,
+                               int16Weights_ + int64_t{lane} * kTileKeys);
+        }
+        Field(kWeightStep)[lane] = step;
+        return total * step;
+    }
+
+    void ZeroInt16Weights(int lane, int32_t padded) {
+        int16_t* w = int16Weights_ + int64_t{lane} * kTileKeys;
+        for (int32_t i = 0; i < padded; ++i)
+            w[i] = 0;
+        Field(kWeightStep)[lane] = 1.0f;
     }
 
     static bool ZeroWeights(float* s, int32_t padded) {
@@ -1174,6 +1248,7 @@ class TaskRunner {
     const int32_t subKeys_;                 // SubTileKeys
     int16_t* const int16Rows_;              // the thread's int16 query rows (QuantiseQueries)
     const int16_t* int16Query_ = nullptr;   // int16Rows_ once they hold the lanes' queries, else null
+    int16_t* const int16Weights_;           // int8PV: the lanes' int16 weights of the tile [L, kTileKeys], or null
     core::NextTask* const next_;            // the claim of the thread's next task, or null
     float queryReach_ = -1.0f, ownKeyNorm_ = -1.0f;  // PrepareSkipping; -1: no tile is skipped
     float* tileNorms_ = nullptr;                      // PrepareSkipping: the thread's tile norms of the item

@@ -90,6 +90,7 @@ void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace) {
     KernelCall call = PrepareCall(plan, threads, workspace);
     if (call.bf16Dots) call.columnItemLanes = kMinColumnItemLanes;
     call.int8Dots = call.int8Dots && core::HostCpu().avx512vnni;  // VPDPWSSD
+    call.int8PV = call.int8PV && core::HostCpu().avx512vnni;
     avx512::RunAttention(call);
 }
 

@@ -155,6 +155,7 @@ ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes, int64_t width) {
     layout.keyNorms = take(kKeyNormTagFloats + tiles);
     layout.queryElements = take(kQueryTagFloats + lanes * dimPad);
     layout.int16Query = take((lanes * dimPad + 1) / 2);
+    layout.int16Weights = take(int64_t{lanes} * kTileKeys / 2);
     layout.total = at;
     return layout;
 }
@@ -372,6 +373,9 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
                     call.keyDequant.scale == nullptr && call.headDim % 2 == 0;
     call.int8Dots = call.key.dtype == ACL_INT8 && call.key.channelTile == 0 && call.key.scale == nullptr &&
                     call.headDim % 32 == 0 && call.headDim == call.dimPad && call.headDim < 4096;
+    call.int8PV = call.value.dtype == ACL_INT8 && call.value.channelTile == 0 &&
+                  call.value.scale == nullptr && call.headDimV % 32 == 0 && call.headDimV == call.dimVPad &&
+                  call.quant == plan::QuantPolicy::Mode::kNone;
     call.bf16PV = core::HostCpu().avx512bf16 && call.value.dtype == ACL_BF16 && call.value.channelTile == 0 &&
                   call.value.scale == nullptr && call.valueDequant.scale == nullptr &&
                   call.headDimV == call.dimVPad && call.quant == plan::QuantPolicy::Mode::kNone &&

@@ -91,6 +91,7 @@ struct ScratchLayout {
     int64_t keyNorms = 0;       // finiteCausal: a KeyNormTag, then [tiles] (KeyNormTag says what)
     int64_t queryElements = 0;  // !queryDirect: a QueryTag, then [L, dimPad] (QueryTag says what)
     int64_t int16Query = 0;     // int8Dots: int16 [L, dimPad] queries in steps of kQueryStep
+    int64_t int16Weights = 0;   // int8PV: int16 [L, T] weights of the tile in steps of kWeightStep
     int64_t total = 0;
 };
 
@@ -120,7 +121,8 @@ inline constexpr int64_t kQueryTagFloats = sizeof(QueryTag) / sizeof(float);
 
 // Per-lane arrays of ScratchLayout::lane: logit = ((dot + kDotBias) * kDotMul + razor * kRazorMul) *
 // kPostMul, the dot taken with the query times kQueryMul; kZeroWeight is 1 where the lane has a weight of 0
-// in the current tile, else 0.
+// in the current tile, else 0; kWeightStep is the step of the lane's int16 weights in the current tile
+// (int8PV), 0 where it keeps fp32 weights.
 enum LaneField {
     kMax,
     kSum,
@@ -132,6 +134,7 @@ enum LaneField {
     kZeroWeight,
     kQueryMul,
     kQueryStep,
+    kWeightStep,
     kLaneFields
 };
 inline constexpr int kLaneColumnFields = 10;  // the column runner's per-lane arrays (attention_columns.inl)
@@ -217,6 +220,12 @@ struct KernelCall {
     // channels, a multiple of 32 and below 4096 (the int32 sums stay exact), without unfolded scales (read in
     // place). cpu:avx2 runs them on VPMADDWD; cpu:avx512 clears the flag where the CPU lacks AVX512-VNNI.
     bool int8Dots = false;
+    // The row runner may take P.V of int8 values by int16 dot products, each lane's weights of a tile rounded
+    // to int16 steps of the tile's largest / 32767 (docs/decisions.md): the values are int8 rows of
+    // contiguous channels, a multiple of 32, without unfolded scales (read in place), and nothing quantises
+    // the weights otherwise (QKV quant). cpu:avx512 only (Simd::kInt16Values), which clears the flag where
+    // the CPU lacks AVX512-VNNI.
+    bool int8PV = false;
     // Items of this many lanes or more run in the column runner: kColumnItemLanes, or kMinColumnItemLanes
     // where the path sets it: cpu:avx512 where bf16Dots holds (its dot products pay for the columns from one
     // vector of lanes) and cpu:avx2 (its row runner's blocks of 4 lanes x 2 keys convert each key row once

@@ -128,16 +128,21 @@ struct Simd {
 
     // int8 keys' Q.K by int16 pair products (VPMADDWD, every AVX2 CPU has it), below.
     static constexpr bool kInt16Dots = true;
+    // int8 values' P.V stays on fp32 FMAs: by VPMADDWD it ran 1.02-1.08x their time on GQA decode (BENCHMARKS.md).
+    static constexpr bool kInt16Values = false;
 
     // out[c] = x[c] * factor rounded to the nearest integer (ties to even), for c < n, n a multiple of 8; the
-    // products lie within the int16 range.
-    static void ToInt16(const float* x, float factor, int n, int16_t* out) {
+    // products lie within the int16 range. Returns the sum of out (exact where it stays below 2^24).
+    static float ToInt16(const float* x, float factor, int n, int16_t* out) {
         const V f = Set(factor);
+        V total = Zero();
         for (int c = 0; c < n; c += 8) {
             const __m256i rounded = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x + c), f));
             const __m128i packed = _mm_packs_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
             _mm_storeu_si128(reinterpret_cast<__m128i*>(out + c), packed);
+            total = _mm256_add_ps(total, _mm256_cvtepi32_ps(rounded));
         }
+        return ReduceAdd(total);
     }
 
     // Q.K of int8 key rows by int16 pair products: out[l * ldo + t] = q_l . k_t for NL lanes (int16 query rows

@@ -174,15 +174,20 @@ struct Simd {
 
     // int8 keys' Q.K by int16 dot products (AVX512-VNNI), below.
     static constexpr bool kInt16Dots = true;
+    // int8 values' P.V by int16 dot products (AVX512-VNNI), below.
+    static constexpr bool kInt16Values = true;
 
     // out[c] = x[c] * factor rounded to the nearest integer (ties to even), for c < n, n a multiple of 16; the
-    // products lie within the int16 range.
-    static void ToInt16(const float* x, float factor, int n, int16_t* out) {
+    // products lie within the int16 range. Returns the sum of out (exact where it stays below 2^24).
+    static float ToInt16(const float* x, float factor, int n, int16_t* out) {
         const V f = Set(factor);
+        __m512i total = _mm512_setzero_si512();
         for (int c = 0; c < n; c += 16) {
             const __m512i rounded = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x + c), f));
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c), _mm512_cvtepi32_epi16(rounded));
+            total = _mm512_add_epi32(total, rounded);
         }
+        return static_cast<float>(_mm512_reduce_add_epi32(total));
     }
 
     // Q.K of int8 key rows by int16 dot products (AVX512-VNNI; called only where KernelCall::int8Dots says the
@@ -238,6 +243,67 @@ struct Simd {
         for (int l = 0; l < NL; ++l) {
             for (int i = 0; i < NK; ++i)
                 a[l][i] = _mm512_cvtepi32_ps(sum[l][i]);
+        }
+    }
+
+    // acc_l[c] += step[l] * sum_t w_l[t] * v_t[c] for NL lanes (int16 weight rows `ldw` apart, acc rows `lda`
+    // apart) over keys [0, m) of int8 value rows (values.Row(t)), channels [0, dim), dim a multiple of 32, by
+    // int16 dot products (AVX512-VNNI; called only where KernelCall::int8PV says the CPU has them). Keys go in
+    // pairs: the rows of keys t and t + 1 interleaved byte by byte and widened give each int32 lane the two
+    // products of one channel, VPDPWSSD adds them exactly (each below 2^22; a lane sums at most kTileKeys of
+    // them); an odd last key pairs with itself under the zero weight that pads the row.
+    template <int NL, class Rows>
+    __attribute__((target("avx512vnni"))) static void Int16Accumulate(const int16_t* w, int64_t ldw, int32_t m,
+                                                                       const Rows& values, int dim,
+                                                                       const float* step, float* acc, int64_t lda) {
+        int c = 0;
+        for (; c + 64 <= dim; c += 64)
+            Int16AccumulateBlock<NL, 2>(w, ldw, m, values, c, step, acc + c, lda);
+        if (c < dim) Int16AccumulateBlock<NL, 1>(w, ldw, m, values, c, step, acc + c, lda);
+    }
+
+    // Int16Accumulate's channels [c, c + 32 * NG).
+    template <int NL, int NG, class Rows>
+    __attribute__((target("avx512vnni"), always_inline)) static inline void Int16AccumulateBlock(
+        const int16_t* w, int64_t ldw, int32_t m, const Rows& values, int c, const float* step, float* acc,
+        int64_t lda) {
+        __m512i sum[NL][2 * NG];
+        for (int l = 0; l < NL; ++l) {
+            for (int i = 0; i < 2 * NG; ++i)
+                sum[l][i] = _mm512_setzero_si512();
+        }
+        for (int32_t t = 0; t < m; t += 2) {
+            const int8_t* first = values.Row(t) + c;
+            const int8_t* second = t + 1 < m ? values.Row(t + 1) + c : first;
+            __m512i v[2 * NG];
+            for (int g = 0; g < NG; ++g) {
+                // Per 128-bit half, bytes (first[k], second[k]): channels 0-7 and 16-23 of the 32 in `low`,
+                // 8-15 and 24-31 in `high`.
+                const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(first + 32 * g));
+                const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(second + 32 * g));
+                v[2 * g] = _mm512_cvtepi8_epi16(_mm256_unpacklo_epi8(a, b));
+                v[2 * g + 1] = _mm512_cvtepi8_epi16(_mm256_unpackhi_epi8(a, b));
+                values.Request(t, c + 32 * g);
+                if (t + 1 < m) values.Request(t + 1, c + 32 * g);
+            }
+            for (int l = 0; l < NL; ++l) {
+                int32_t pair;
+                __builtin_memcpy(&pair, w + l * ldw + t, sizeof(pair));
+                const __m512i x = _mm512_set1_epi32(pair);
+                for (int i = 0; i < 2 * NG; ++i)
+                    sum[l][i] = _mm512_dpwssd_epi32(sum[l][i], x, v[i]);
+            }
+        }
+        for (int l = 0; l < NL; ++l) {
+            const V s = _mm512_set1_ps(step[l]);
+            for (int g = 0; g < NG; ++g) {
+                const V low = _mm512_cvtepi32_ps(sum[l][2 * g]), high = _mm512_cvtepi32_ps(sum[l][2 * g + 1]);
+                float* out = acc + l * lda + 32 * g;
+                const V head = _mm512_shuffle_f32x4(low, high, 0x44);  // channels 0-15
+                const V tail = _mm512_shuffle_f32x4(low, high, 0xEE);  // channels 16-31
+                _mm512_storeu_ps(out, _mm512_fmadd_ps(head, s, _mm512_loadu_ps(out)));
+                _mm512_storeu_ps(out + 16, _mm512_fmadd_ps(tail, s, _mm512_loadu_ps(out + 16)));
+            }
         }
     }
 
