@@ -1120,10 +1120,10 @@ class TaskRunner {
         Field(kWeightStep)[lane] = 0.0f;
         const float fp32Sum = Simd::ReduceAdd(sum);
         if (!(largest > 0.0f && largest <= 3e38f) || fp32Sum != fp32Sum) return fp32Sum;
-        const float step = largest / 32767.0f;
+        const float step = largest * (1.0f / 32767.0f);
         float total = 0.0f;
         if constexpr (Simd::kInt16Values) {
-            total = S::ToInt16(scores_ + int64_t{lane} * kTileKeys, 32767.0f / largest, padded,
+            total = S::ToInt16(scores_ + int64_t{lane} * kTileKeys, 1.0f / step, padded,
                                int16Weights_ + int64_t{lane} * kTileKeys);
         }
         Field(kWeightStep)[lane] = step;

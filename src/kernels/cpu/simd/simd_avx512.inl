@@ -58,22 +58,30 @@ struct Simd {
     // out[l * ldo + k] = the sum of a[l][k]'s lanes for l, k < 4: one reduction tree for the 16 sums (45
     // shuffles and adds, where four ReduceAdd4 take about 80 operations).
     static void ReduceAdd4x4(const V (&a)[4][4], float* out, int64_t ldo) {
-        // Halves, then quarters, then pairs within a quarter: after each level every vector holds partial sums
-        // of twice as many inputs. Input i = 4k + l is a[l][k]; the result's element 4l + k is its sum.
+        Store4x4(ReduceTree4x4(a, [](V x, V y) { return _mm512_add_ps(x, y); }), out, ldo);
+    }
+    // ReduceAdd4x4's tree with the sum `add` (of fp32, or of int32 lanes held as their bits: the shuffles move
+    // bits only): halves, then quarters, then pairs within a quarter, after each level every vector holding
+    // partial sums of twice as many inputs. Input i = 4k + l is a[l][k]; the result's element 4l + k is its sum.
+    template <class Add>
+    static V ReduceTree4x4(const V (&a)[4][4], Add add) {
         V half[8], quarter[4], pair[2];
         for (int i = 0; i < 8; ++i) {
             const V x = a[(2 * i) % 4][(2 * i) / 4], y = a[(2 * i + 1) % 4][(2 * i + 1) / 4];
-            half[i] = _mm512_add_ps(_mm512_shuffle_f32x4(x, y, 0x44), _mm512_shuffle_f32x4(x, y, 0xEE));
+            half[i] = add(_mm512_shuffle_f32x4(x, y, 0x44), _mm512_shuffle_f32x4(x, y, 0xEE));
         }
         for (int j = 0; j < 4; ++j) {
             const V x = half[2 * j], y = half[2 * j + 1];
-            quarter[j] = _mm512_add_ps(_mm512_shuffle_f32x4(x, y, 0x88), _mm512_shuffle_f32x4(x, y, 0xDD));
+            quarter[j] = add(_mm512_shuffle_f32x4(x, y, 0x88), _mm512_shuffle_f32x4(x, y, 0xDD));
         }
         for (int k = 0; k < 2; ++k) {
             const V x = quarter[2 * k], y = quarter[2 * k + 1];
-            pair[k] = _mm512_add_ps(_mm512_shuffle_ps(x, y, 0x44), _mm512_shuffle_ps(x, y, 0xEE));
+            pair[k] = add(_mm512_shuffle_ps(x, y, 0x44), _mm512_shuffle_ps(x, y, 0xEE));
         }
-        const V sums = _mm512_add_ps(_mm512_shuffle_ps(pair[0], pair[1], 0x88), _mm512_shuffle_ps(pair[0], pair[1], 0xDD));
+        return add(_mm512_shuffle_ps(pair[0], pair[1], 0x88), _mm512_shuffle_ps(pair[0], pair[1], 0xDD));
+    }
+    // out[l * ldo + k] = sums[4l + k] for l, k < 4.
+    static void Store4x4(V sums, float* out, int64_t ldo) {
         _mm_storeu_ps(out, _mm512_castps512_ps128(sums));
         _mm_storeu_ps(out + ldo, _mm512_extractf32x4_ps(sums, 1));
         _mm_storeu_ps(out + 2 * ldo, _mm512_extractf32x4_ps(sums, 2));
@@ -195,7 +203,8 @@ struct Simd {
     // (key row t at keys.Row(t)), channels [0, dim), dim a multiple of 32. Each instruction adds two exact
     // int16 x int8 products (each below 2^22) to an int32 lane, which holds dim / 16 of them: exact for any
     // head size below 8192. The reductions are ReduceDots' (attention_kernel.inl), taken here so that the
-    // blocks inline into this target("avx512vnni") function: called per block, they ran 1.14x the time.
+    // blocks inline into this target("avx512vnni") function: called per block, they ran 1.14x the time. Blocks
+    // of 4 lanes x 4 keys sum in int32 (exact) and convert the 16 dots at once.
     template <int NL, class Rows>
     __attribute__((target("avx512vnni"))) static void Int16Dots(const int16_t* q, int64_t ldq, const Rows& keys,
                                                                 int32_t m, int dim, float* out, int64_t ldo) {
@@ -204,8 +213,12 @@ struct Simd {
             V a[NL][4];
             Int16DotBlock<NL, 4>(q, ldq, keys, t, dim, a);
             if constexpr (NL == 4) {
-                ReduceAdd4x4(a, out + t, ldo);
+                const V sums = ReduceTree4x4(a, [](V x, V y) {
+                    return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(x), _mm512_castps_si512(y)));
+                });
+                Store4x4(_mm512_cvtepi32_ps(_mm512_castps_si512(sums)), out + t, ldo);
             } else {
+                ToFloats(a);
                 for (int l = 0; l < NL; ++l)
                     ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo + t);
             }
@@ -213,12 +226,22 @@ struct Simd {
         for (; t < m; ++t) {
             V a[NL][1];
             Int16DotBlock<NL, 1>(q, ldq, keys, t, dim, a);
+            ToFloats(a);
             for (int l = 0; l < NL; ++l)
                 out[l * ldo + t] = ReduceAdd(a[l][0]);
         }
     }
 
-    // a[l][i] = the per-lane int32 sums of q_l . k_(t + i) (Int16Dots), as fp32.
+    // a[l][i]: int32 lanes held as their bits, converted to fp32.
+    template <int NL, int NK>
+    static void ToFloats(V (&a)[NL][NK]) {
+        for (int l = 0; l < NL; ++l) {
+            for (int i = 0; i < NK; ++i)
+                a[l][i] = _mm512_cvtepi32_ps(_mm512_castps_si512(a[l][i]));
+        }
+    }
+
+    // a[l][i] = the per-lane int32 sums of q_l . k_(t + i) (Int16Dots), held as their bits.
     template <int NL, int NK, class Rows>
     __attribute__((target("avx512vnni"), always_inline)) static inline void Int16DotBlock(
         const int16_t* q, int64_t ldq, const Rows& keys, int32_t t, int dim, V (&a)[NL][NK]) {
@@ -242,7 +265,7 @@ struct Simd {
         }
         for (int l = 0; l < NL; ++l) {
             for (int i = 0; i < NK; ++i)
-                a[l][i] = _mm512_cvtepi32_ps(sum[l][i]);
+                a[l][i] = _mm512_castsi512_ps(sum[l][i]);
         }
     }
 
