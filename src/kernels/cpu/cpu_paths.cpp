@@ -22,6 +22,15 @@ std::optional<std::string> Refusal(std::initializer_list<Feature> needed, const 
     return CallRefusal(plan);
 }
 
+// The call of the AVX-512 kernel (cpu:avx512, and the tasks cpu:amx hands it): its int16 dot products need
+// AVX512-VNNI.
+KernelCall Avx512Call(const plan::AttentionPlan& plan, int threads, void* workspace) {
+    KernelCall call = PrepareCall(plan, threads, workspace);
+    call.int8Dots = call.int8Dots && core::HostCpu().avx512vnni;
+    call.int8PV = call.int8PV && core::HostCpu().avx512vnni;
+    return call;
+}
+
 }  // namespace
 
 std::optional<std::string> AmxRefusal(const plan::AttentionPlan& plan) {
@@ -82,15 +91,13 @@ void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
     }
     const int64_t perThread = amx::ThreadScratchBytes(plan.headDim, plan.headDimV, KeysWhole(plan));
     char* orderScratch = amxScratch + perThread * core::ResolveThreads(threads);
-    amx::RunAttention(PrepareCall(plan, threads, workspace), amxScratch, orderScratch,
+    amx::RunAttention(Avx512Call(plan, threads, workspace), amxScratch, orderScratch,
                       static_cast<int64_t>(plan.items.size()), options);
 }
 
 void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace) {
-    KernelCall call = PrepareCall(plan, threads, workspace);
+    KernelCall call = Avx512Call(plan, threads, workspace);
     if (call.bf16Dots) call.columnItemLanes = kMinColumnItemLanes;
-    call.int8Dots = call.int8Dots && core::HostCpu().avx512vnni;  // VPDPWSSD
-    call.int8PV = call.int8PV && core::HostCpu().avx512vnni;
     avx512::RunAttention(call);
 }
 
