@@ -56,6 +56,19 @@ PaFormula DequantFormula(const PaLogical& l, const Descales& d) {
     return f;
 }
 
+// The call with fp32 descales and int32 offsets `d` matches DequantFormula on the reference and on every
+// CPU path.
+void ExpectDequantMatches(PaLogical& l, const Descales& d, std::mt19937_64& rng) {
+    const auto channels = static_cast<int64_t>(d.kScale.size());
+    l.extra["kDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.kScale);
+    l.extra["vDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.vScale);
+    l.extra["kOffset"] = ValuesTensor(ACL_INT32, {channels}, d.kOffset);
+    l.extra["vOffset"] = ValuesTensor(ACL_INT32, {channels}, d.vOffset);
+    TestCall call = BuildCall(l, rng);
+    ExpectReferenceMatches(call, DirectAttention(l, DequantFormula(l, d)));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
+}
+
 struct DequantCase {
     aclDataType q;
     aclDataType descale;
@@ -140,13 +153,7 @@ TEST(PaDequantWideQueries, MeetThePrecisionStandardOnEveryPath) {
     std::uniform_int_distribution<int> offset(-20, 19);
     for (int64_t c = 0; c < 2 * channels; ++c)
         (c < channels ? d.kOffset : d.vOffset).push_back(offset(rng));
-    l.extra["kDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.kScale);
-    l.extra["vDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.vScale);
-    l.extra["kOffset"] = ValuesTensor(ACL_INT32, {channels}, d.kOffset);
-    l.extra["vOffset"] = ValuesTensor(ACL_INT32, {channels}, d.vOffset);
-    TestCall call = BuildCall(l, rng);
-    ExpectReferenceMatches(call, DirectAttention(l, DequantFormula(l, d)));
-    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
+    ExpectDequantMatches(l, d, rng);
 }
 
 // int8 values whose offsets nearly cancel them (V8 in [100, 127], offset -113, scales 0.3-0.5: dequantised
@@ -175,13 +182,7 @@ TEST(PaDequantSpreadWeights, MeetThePrecisionStandardOnEveryPath) {
         d.kOffset.push_back(offset(rng));
         d.vOffset.push_back(-113);
     }
-    l.extra["kDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.kScale);
-    l.extra["vDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.vScale);
-    l.extra["kOffset"] = ValuesTensor(ACL_INT32, {channels}, d.kOffset);
-    l.extra["vOffset"] = ValuesTensor(ACL_INT32, {channels}, d.vOffset);
-    TestCall call = BuildCall(l, rng);
-    ExpectReferenceMatches(call, DirectAttention(l, DequantFormula(l, d)));
-    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
+    ExpectDequantMatches(l, d, rng);
 }
 
 // A query channel that is NaN or infinite over int8 keys (heads of 64 channels, 4 query heads per kv head: on
