@@ -13,9 +13,9 @@ namespace {
 using V = Simd::V;
 constexpr int kW = Simd::kWidth;
 constexpr float kNegInf = -__builtin_inff();
-// Simd, named through a template parameter: the bf16 dot products exist on the AVX-512 path only, the int16
-// ones on the AVX-512 and AVX2 paths, and a name that depends on the parameter is looked up only where the `if constexpr (Simd::kBf16Dots)` (or
-// kInt16Dots) branch is kept.
+// Simd, named through a template parameter: the bf16 dot products and the int16 P.V exist on the AVX-512 path
+// only, the int16 Q.K on the AVX-512 and AVX2 paths, and a name that depends on the parameter is looked up
+// only where the `if constexpr (Simd::kBf16Dots)` (or kInt16Dots, kInt16Values) branch is kept.
 template <bool>
 struct DependentSimd {
     using Type = Simd;
@@ -929,7 +929,8 @@ class TaskRunner {
     // ItemAccumulate's block of `count` lanes from `lane` by int16 dot products where each of them holds int16
     // weights (RoundWeights): int8 values are finite, so a zero weight adds exactly nothing here. Keys go in
     // pairs; sub-tiles hold an even number of keys, so only a tile's last key is ever alone, beside the zero
-    // weight of the padding. False where a lane keeps fp32 weights.
+    // weight of the padding. False where a lane keeps fp32 weights (its logits hold a NaN): the block then
+    // takes its lanes' fp32 weights, which differ from those the other lanes' l summed by at most 2^-11 of l.
     template <class Rows>
     bool Int16Accumulate(int lane, int count, int32_t m, int32_t t0, const Rows& values) {
         using S = typename DependentSimd<kMasked>::Type;
