@@ -860,8 +860,9 @@ class TaskRunner {
     // each integer dot times its lane's kQueryStep.
     template <int NL, class Rows>
     ATBX_INLINE void Int16BlockDots(int lane, const Rows& keys, int32_t m, float* out) const {
-        DependentSimd<kMasked>::Type::template Int16Dots<NL>(int16Query_ + int64_t{lane} * call_.dimPad, call_.dimPad,
-                                                             keys, m, call_.headDim, out, kTileKeys);
+        DependentSimd<kMasked>::Type::template Int16Dots<NL>(
+            int16Query_ + int64_t{lane} * call_.dimPad, call_.dimPad, keys, m, call_.headDim, out, kTileKeys,
+            [](const auto& a, float* sums, int64_t ld) { ReduceDots(a, sums, ld); });
         const float* step = Field(kQueryStep) + lane;
         for (int l = 0; l < NL; ++l) {
             for (int32_t i = 0; i < m; ++i)
@@ -1080,11 +1081,10 @@ class TaskRunner {
             return ZeroWeights(s, padded);
         }
         const V shift = Simd::Set(step.newMax);
-        V sum = Simd::Zero(), largest = Simd::Zero();
+        V sum = Simd::Zero();
         for (int32_t i = 0; i < padded; i += kW) {
             const V w = Simd::Exp(Simd::Sub(Simd::Load(s + i), shift));
             sum = Simd::Add(sum, w);
-            largest = Simd::Max(largest, w);
             Simd::Store(s + i, w);
         }
         if (step.rescale != 1.0f) {
@@ -1093,8 +1093,8 @@ class TaskRunner {
             for (int c = 0; c < call_.dimVPad; c += kW)
                 Simd::Store(acc + c, Simd::Mul(Simd::Load(acc + c), r));
         }
-        const float tileSum = int16Weights_ != nullptr ? RoundWeights(lane, padded, Simd::ReduceMax(largest), sum)
-                                                       : Simd::ReduceAdd(sum);
+        const float fp32Sum = Simd::ReduceAdd(sum);
+        const float tileSum = int16Weights_ != nullptr ? RoundWeights(lane, padded, fp32Sum) : fp32Sum;
         Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + tileSum;
         Field(kMax)[lane] = step.newMax;
         if (call_.quant != plan::QuantPolicy::Mode::kNone && !QuantiseWeights(lane, n, tileMax, step.newMax)) {
@@ -1114,18 +1114,21 @@ class TaskRunner {
     // P.V by int16 dot products (KernelCall::int8PV); returns the sum of the rounded weights, so that l sums
     // exactly the weights the product uses. A weight is off by at most half a step, 2^-16 of the tile's
     // largest: over a tile of at most 32 keys at most 2^-11 of the tile's sum, the bound of ATB's own fp16 P
-    // (docs/decisions.md). Where a weight is NaN (a NaN logit: their sum is NaN; `largest`, a plain maximum, may
+    // (docs/decisions.md). Where a weight is NaN (a NaN logit: their sum fp32Sum is NaN; the plain maximum may
     // miss it) or none is positive, the lane keeps its fp32 weights (kWeightStep 0) and their sum.
-    float RoundWeights(int lane, int32_t padded, float largest, V sum) {
+    float RoundWeights(int lane, int32_t padded, float fp32Sum) {
         using S = typename DependentSimd<kMasked>::Type;
         Field(kWeightStep)[lane] = 0.0f;
-        const float fp32Sum = Simd::ReduceAdd(sum);
+        const float* s = scores_ + int64_t{lane} * kTileKeys;
+        V top = Simd::Zero();
+        for (int32_t i = 0; i < padded; i += kW)
+            top = Simd::Max(top, Simd::Load(s + i));
+        const float largest = Simd::ReduceMax(top);
         if (!(largest > 0.0f && largest <= 3e38f) || fp32Sum != fp32Sum) return fp32Sum;
         const float step = largest * (1.0f / 32767.0f);
         float total = 0.0f;
         if constexpr (Simd::kInt16Values) {
-            total = S::ToInt16(scores_ + int64_t{lane} * kTileKeys, 1.0f / step, padded,
-                               int16Weights_ + int64_t{lane} * kTileKeys);
+            total = S::ToInt16(s, 1.0f / step, padded, int16Weights_ + int64_t{lane} * kTileKeys);
         }
         Field(kWeightStep)[lane] = step;
         return total * step;

@@ -132,60 +132,37 @@ struct Simd {
     static constexpr bool kInt16Values = false;
 
     // out[c] = x[c] * factor rounded to the nearest integer (ties to even), for c < n, n a multiple of 8; the
-    // products lie within the int16 range. Returns the sum of out (exact where it stays below 2^24).
-    static float ToInt16(const float* x, float factor, int n, int16_t* out) {
+    // products lie within the int16 range.
+    static void ToInt16(const float* x, float factor, int n, int16_t* out) {
         const V f = Set(factor);
-        V total = Zero();
         for (int c = 0; c < n; c += 8) {
             const __m256i rounded = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x + c), f));
             const __m128i packed = _mm_packs_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
             _mm_storeu_si128(reinterpret_cast<__m128i*>(out + c), packed);
-            total = _mm256_add_ps(total, _mm256_cvtepi32_ps(rounded));
         }
-        return ReduceAdd(total);
     }
 
     // Q.K of int8 key rows by int16 pair products: out[l * ldo + t] = q_l . k_t for NL lanes (int16 query rows
     // `ldq` apart) and keys [0, m) (key row t at keys.Row(t)), channels [0, dim), dim a multiple of 16. VPMADDWD
     // adds two exact int16 x int8 products (each below 2^22) into an int32 lane, VPADDD adds that to the lane's
     // sum, which holds dim / 8 products: exact for any head size below 4096. Blocks of 3-4 lanes take 2 keys
-    // (8 sums, 2 widened key rows, a query row and a product in 12 of the 16 registers), narrower ones 4.
-    template <int NL, class Rows>
+    // (8 sums, 2 widened key rows, a query row and a product in 12 of the 16 registers), narrower ones 4; each
+    // block's sums go through reduce(a, out, ldo) (ReduceDots, attention_kernel.inl).
+    template <int NL, class Rows, class Reduce>
     static void Int16Dots(const int16_t* q, int64_t ldq, const Rows& keys, int32_t m, int dim, float* out,
-                          int64_t ldo) {
+                          int64_t ldo, Reduce reduce) {
         constexpr int NK = NL <= 2 ? 4 : 2;
         int32_t t = 0;
         for (; t + NK <= m; t += NK) {
             V a[NL][NK];
             Int16DotBlock<NL, NK>(q, ldq, keys, t, dim, a);
-            StoreDotSums(a, out + t, ldo);
+            reduce(a, out + t, ldo);
         }
         for (; t < m; ++t) {
             V a[NL][1];
             Int16DotBlock<NL, 1>(q, ldq, keys, t, dim, a);
             for (int l = 0; l < NL; ++l)
                 out[l * ldo + t] = ReduceAdd(a[l][0]);
-        }
-    }
-
-    // out[l * ldo + i] = the sum of a[l][i]'s lanes: 4 keys a lane, or 2 keys of two lanes, per ReduceAdd4.
-    template <int NL, int NK>
-    static void StoreDotSums(const V (&a)[NL][NK], float* out, int64_t ldo) {
-        if constexpr (NK == 4) {
-            for (int l = 0; l < NL; ++l)
-                ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo);
-        } else {
-            for (int l = 0; l < NL; l += 2) {
-                const bool pair = l + 1 < NL;
-                float sums[4];
-                ReduceAdd4(a[l][0], a[l][1], pair ? a[l + 1][0] : Zero(), pair ? a[l + 1][1] : Zero(), sums);
-                out[l * ldo] = sums[0];
-                out[l * ldo + 1] = sums[1];
-                if (pair) {
-                    out[(l + 1) * ldo] = sums[2];
-                    out[(l + 1) * ldo + 1] = sums[3];
-                }
-            }
         }
     }
 

@@ -202,12 +202,13 @@ struct Simd {
     // CPU has them): out[l * ldo + t] = q_l . k_t for NL lanes (int16 query rows `ldq` apart) and keys [0, m)
     // (key row t at keys.Row(t)), channels [0, dim), dim a multiple of 32. Each instruction adds two exact
     // int16 x int8 products (each below 2^22) to an int32 lane, which holds dim / 16 of them: exact for any
-    // head size below 8192. The reductions are ReduceDots' (attention_kernel.inl), taken here so that the
-    // blocks inline into this target("avx512vnni") function: called per block, they ran 1.14x the time. Blocks
-    // of 4 lanes x 4 keys sum in int32 (exact) and convert the 16 dots at once.
-    template <int NL, class Rows>
+    // head size below 8192. The blocks stay in this target("avx512vnni") function (called per block, they ran
+    // 1.14x the time) and so do their reductions: blocks of 4 lanes x 4 keys sum in int32 (exact) and convert
+    // the 16 dots at once, narrower ones go through reduce(a, out, ldo) (ReduceDots, attention_kernel.inl).
+    template <int NL, class Rows, class Reduce>
     __attribute__((target("avx512vnni"))) static void Int16Dots(const int16_t* q, int64_t ldq, const Rows& keys,
-                                                                int32_t m, int dim, float* out, int64_t ldo) {
+                                                                int32_t m, int dim, float* out, int64_t ldo,
+                                                                Reduce reduce) {
         int32_t t = 0;
         for (; t + 4 <= m; t += 4) {
             V a[NL][4];
@@ -219,8 +220,7 @@ struct Simd {
                 Store4x4(_mm512_cvtepi32_ps(_mm512_castps_si512(sums)), out + t, ldo);
             } else {
                 ToFloats(a);
-                for (int l = 0; l < NL; ++l)
-                    ReduceAdd4(a[l][0], a[l][1], a[l][2], a[l][3], out + l * ldo + t);
+                reduce(a, out + t, ldo);
             }
         }
         for (; t < m; ++t) {
