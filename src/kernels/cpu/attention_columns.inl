@@ -362,19 +362,21 @@ class ColumnRunner : TaskRunner<kMasked> {
         return razor ? ScaleScoresAs<kRawDots, false, true>(n) : ScaleScoresAs<kRawDots, false, false>(n);
     }
 
+    // Keys in pairs, each with its own running maximum and check: one of each would chain every key's max and
+    // FMA on the key before.
     template <bool kRawDots, bool kClamp, bool kRazor>
     bool ScaleScoresAs(int32_t n) {
-        V check = Simd::Zero();
-        for (int v = 0; v < width_; v += kW) {
+        V check[2] = {Simd::Zero(), Simd::Zero()};
+        const int64_t width = width_;
+        for (int v = 0; v < width; v += kW) {
             const V dotMul = Simd::Load(Column(kColDotMul) + v), razorMul = Simd::Load(Column(kColRazorMul) + v);
             const V postMul = Simd::Load(Column(kColPostMul) + v), bias = Simd::Load(Column(kColBias) + v);
             const V queryMul = Simd::Load(Column(kColQueryMul) + v);
-            V top = Simd::Set(kNegInf);
-            for (int32_t t = 0; t < n; ++t) {
-                float* s = scoresT_ + int64_t{t} * width_ + v;
+            const auto logit = [&](int32_t t, V& checkSum) {
+                float* s = scoresT_ + t * width + v;
                 V x = Simd::Load(s);
                 if constexpr (kRawDots) {
-                    check = Simd::MulAdd(x, Simd::Zero(), check);
+                    checkSum = Simd::MulAdd(x, Simd::Zero(), checkSum);
                     x = Simd::Mul(x, queryMul);
                 }
                 x = Simd::Add(x, bias);
@@ -386,11 +388,18 @@ class ColumnRunner : TaskRunner<kMasked> {
                 x = Simd::Mul(x, postMul);
                 if constexpr (kClamp) x = Simd::Min(Simd::Set(call_.clampMax), Simd::Max(Simd::Set(call_.clampMin), x));
                 Simd::Store(s, x);
-                top = Simd::MaxNaN(top, x);
+                return x;
+            };
+            V even = Simd::Set(kNegInf), odd = Simd::Set(kNegInf);
+            int32_t t = 0;
+            for (; t + 2 <= n; t += 2) {
+                even = Simd::MaxNaN(even, logit(t, check[0]));
+                odd = Simd::MaxNaN(odd, logit(t + 1, check[1]));
             }
-            Simd::Store(Column(kColTileMax) + v, top);
+            if (t < n) even = Simd::MaxNaN(even, logit(t, check[0]));
+            Simd::Store(Column(kColTileMax) + v, Simd::MaxNaN(even, odd));
         }
-        return !Simd::AnyNaN(check);
+        return !Simd::AnyNaN(Simd::Add(check[0], check[1]));
     }
 
     // Every lane's online-softmax step over the tile (StepSoftmax's semantics, docs/decisions.md): the logits
