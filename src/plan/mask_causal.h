@@ -6,6 +6,7 @@
 #define ATBX_PLAN_MASK_CAUSAL_H
 
 #include <cstdint>
+#include <limits>
 
 #include "plan/work_item.h"
 
@@ -15,9 +16,18 @@ struct CausalMask {
     double maskedValue = -60000.0;
     int64_t window = 0;
 
-    bool Hidden(const WorkItem& item, int64_t i, int64_t j) const {
+    // The keys row i sees: [first, last].
+    struct KeyRange {
+        int64_t first, last;
+    };
+    KeyRange Visible(const WorkItem& item, int64_t i) const {
         const int64_t position = item.prefix + i;
-        return j > position || (window > 0 && j <= position - window);
+        return {window > 0 ? position - window + 1 : std::numeric_limits<int64_t>::min(), position};
+    }
+
+    bool Hidden(const WorkItem& item, int64_t i, int64_t j) const {
+        const KeyRange keys = Visible(item, i);
+        return j < keys.first || j > keys.last;
     }
 
     double Term(const WorkItem& item, int64_t /*h*/, int64_t i, int64_t j) const {

@@ -319,6 +319,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     // The mask terms of keys [j0, j0 + n) added to the logits (TaskRunner::FinishScores's).
     void AddMasks(int32_t j0, int32_t n) {
         if (call_.maskRows.data != nullptr) return AddMaskRows(j0, n);
+        if (call_.mask == plan::MaskKind::kCausal) return AddCausalTerms(j0, n);
         float row[kTileKeys];
         for (int lane = 0; lane < itemLanes_; ++lane) {
             for (int32_t t = 0; t < n; ++t)
@@ -326,6 +327,29 @@ class ColumnRunner : TaskRunner<kMasked> {
             Base::AddMask(lane0_ + lane, j0, n, row);
             for (int32_t t = 0; t < n; ++t)
                 scoresT_[int64_t{t} * width_ + lane] = row[t];
+        }
+    }
+
+    // A causal or sliding-window mask's term added in S^T to the keys a lane does not see: each row's visible
+    // keys are one span, the same for every head (lane = head * rows + row), and only the hidden ones are
+    // touched (a diagonal tile hides about half of them).
+    void AddCausalTerms(int32_t j0, int32_t n) {
+        const float term = static_cast<float>(call_.causal.maskedValue);
+        const int rows = task_.rowEnd - task_.rowBegin;
+        const auto within = [j0, n](int64_t j) { return j <= j0 ? 0 : static_cast<int32_t>(j - j0 < n ? j - j0 : n); };
+        for (int row = 0; row < rows; ++row) {
+            const plan::CausalMask::KeyRange keys = call_.causal.Visible(items_[item_], task_.rowBegin + row);
+            const int32_t begin = within(keys.first), end = within(keys.last + 1);  // first <= last
+            const auto hide = [&](int lane, int32_t t) {
+                float& s = scoresT_[int64_t{t} * width_ + lane];
+                s = term == kNegInf ? kNegInf : s + term;
+            };
+            for (int lane = row; lane < itemLanes_; lane += rows) {
+                for (int32_t t = 0; t < begin; ++t)
+                    hide(lane, t);
+                for (int32_t t = end; t < n; ++t)
+                    hide(lane, t);
+            }
         }
     }
 
@@ -489,13 +513,35 @@ class ColumnRunner : TaskRunner<kMasked> {
     // e^kLazyRescale at most, l and acc still describe the same softmax (m, l, acc merge as any other state),
     // and the pass over acc^T is skipped in most tiles. A lane that has seen only -inf keeps shift 0, so its
     // weights exp(-inf) are 0. Returns whether a real lane is visible and whether acc^T needs rescaling.
+    // Vectors whose every lane keeps its finite reference (the common case once the first tiles have set it)
+    // take that step in vector form: shift = the reference, exponent 0.
     LaneSteps StepLanes() {
         LaneSteps steps;
         float* max = Column(kColMax);
         const float* tileMax = Column(kColTileMax);
         float* shift = Column(kColShift);
         float* exponent = Column(kColRescale);
-        for (int lane = 0; lane < width_; ++lane) {
+        for (int v = 0; v < width_; v += kW) {
+            const V reference = Simd::Load(max + v);
+            if (Simd::AllAtLeast(reference, Simd::Set(-__FLT_MAX__)) &&
+                Simd::AllAtLeast(Simd::Add(reference, Simd::Set(kLazyRescale)), Simd::Load(tileMax + v))) {
+                Simd::Store(shift + v, reference);
+                Simd::Store(exponent + v, Simd::Zero());
+                steps.visible = true;  // every vector holds a real lane
+            } else {
+                StepLanes(v, steps);
+            }
+        }
+        return steps;
+    }
+
+    // StepLanes for the lanes of vector v, lane by lane.
+    void StepLanes(int v, LaneSteps& steps) {
+        float* max = Column(kColMax);
+        const float* tileMax = Column(kColTileMax);
+        float* shift = Column(kColShift);
+        float* exponent = Column(kColRescale);
+        for (int lane = v; lane < v + kW; ++lane) {
             const float oldMax = max[lane], top = tileMax[lane];
             if (oldMax != oldMax || top != top) {
                 max[lane] = shift[lane] = exponent[lane] = oldMax + top;
@@ -513,7 +559,6 @@ class ColumnRunner : TaskRunner<kMasked> {
             }
             steps.visible = steps.visible || lane < itemLanes_;
         }
-        return steps;
     }
 
     // acc^T += V^T W over the tile's keys (values_ as LoadValues left them, or by bf16 dot products where

@@ -328,6 +328,7 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     if (call.valueDequant.scale != nullptr)
         call.value.shrink = 1.0f;  // raw int8 sums; the final scale shrinks
     call.mask = plan::KindOf(plan.mask);
+    if (const auto* causal = std::get_if<plan::CausalMask>(&plan.mask)) call.causal = *causal;
     if (const auto* mask = std::get_if<plan::TensorMask>(&plan.mask);
         mask != nullptr && !mask->flags && Floating(mask->dtype)) {
         const KernelCall::MaskRows rows{

@@ -166,6 +166,7 @@ struct KernelCall {
     FoldedDequant keyDequant, valueDequant;
     float outputGrow = 1.0f;  // outputs are acc / l times this: the inverse of the values' shrink
     plan::MaskKind mask = plan::MaskKind::kNone;
+    plan::CausalMask causal;  // the rule where mask is kCausal
     // A tensor mask the kernels add row by row in vectors (fp16, bf16 or fp32; no flag scaling): element
     // (batch, head, row, key) at batch * batchStride + head * headStride + row * rowStride + key (ND), or +
     // (key / columnTile) * columnTileStride + key % columnTile (FRACTAL_NZ). maskRows holds an ND mask, which

@@ -71,6 +71,8 @@ struct Simd {
     }
     static bool AnyNaN(V v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
     static bool AnyZero(V v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ)) != 0; }
+    // Every lane a >= b (false where either is NaN).
+    static bool AllAtLeast(V a, V b) { return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GE_OQ)) == 0xFF; }
 
     static V LoadHalf(const uint16_t* p) {
         return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));

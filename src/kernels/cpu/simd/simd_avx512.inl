@@ -95,6 +95,8 @@ struct Simd {
     }
     static bool AnyNaN(V v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0; }
     static bool AnyZero(V v) { return _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) != 0; }
+    // Every lane a >= b (false where either is NaN).
+    static bool AllAtLeast(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ) == 0xFFFF; }
 
     static V LoadHalf(const uint16_t* p) {
         return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));

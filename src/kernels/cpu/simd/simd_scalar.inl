@@ -37,6 +37,8 @@ struct Simd {
     static V AddMaskTerm(V score, V term) { return term == -__builtin_inff() ? term : score + term; }
     static bool AnyNaN(V v) { return v != v; }
     static bool AnyZero(V v) { return v == 0.0f; }
+    // Every lane a >= b (false where either is NaN).
+    static bool AllAtLeast(V a, V b) { return a >= b; }
 
     static V LoadHalf(const uint16_t* p) {
         const uint16_t bits = *p;
