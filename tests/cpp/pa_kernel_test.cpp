@@ -115,6 +115,31 @@ TEST_P(PaDecodeTest, EveryCpuPathMeetsThePrecisionStandard) {
     }
 }
 
+// bf16 queries and keys up to 1e19 with qkScale 2.5e-38, GQA 4 at head size 128 (the row runner): the raw
+// dots overflow fp32 where the scaled logits (about ±10) do not. The fp32 dots scale the query first; bf16
+// dot products (cpu:avx512 with AVX512-BF16) must hand such blocks to them.
+TEST(PaDecodeRawDots, BeyondFloatRangeMeetThePrecisionStandard) {
+    Param param;
+    param.headNum = 8;
+    param.kvHeadNum = 2;
+    param.qkScale = 2.5e-38f;
+    PaShape shape;
+    shape.headSize = 128;
+    shape.blockSize = 16;
+    shape.contextLens = {300, 17};
+    shape.dtype = ACL_BF16;
+    TestCall call = MakePaCall(param, shape);
+    ScaleElements(call.In("query"), 1e19);
+    ScaleElements(call.In("keyCache"), 1e19);
+    const std::vector<double> reference = ReferenceResult(call);
+    for (const std::string& path : CpuPaths()) {
+        if (!MissingCpuFeature(path).empty()) continue;
+        const RunResult run = Execute(call, Backend::kCpu, 2, path.c_str());
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(PrecisionFailure(call, reference, 128, 300), "") << path;
+    }
+}
+
 TEST_P(PaDecodeTest, ReferenceBackendWritesTheReferenceRounded) {
     TestCall call = MakeCall();
     const std::vector<double> reference = ReferenceResult(call);

@@ -520,6 +520,19 @@ class TaskRunner {
         if constexpr (Simd::kInt16Dots) {
             if (call_.int8Dots && directKeys_ && itemLanes_ > 1) QuantiseQueries();
         }
+        if constexpr (Simd::kBf16Dots) {
+            if (call_.bf16RowDots && directKeys_ && itemLanes_ > 1) CopyBf16Queries();
+        }
+    }
+
+    // bf16Query_: each lane's raw bf16 query, for Q.K by bf16 dot products with bf16 keys read in place (the
+    // dots then times the lane's kQueryMul).
+    void CopyBf16Queries() {
+        auto* rows = reinterpret_cast<uint16_t*>(int16Rows_);
+        const auto* query = static_cast<const uint16_t*>(call_.query);
+        for (int lane = 0; lane < lanes_; ++lane)
+            __builtin_memcpy(rows + int64_t{lane} * call_.dimPad, query + QueryOffset(lane), call_.headDim * 2);
+        bf16Query_ = rows;
     }
 
     // int16Query_: each lane's query as int16 multiples of its kQueryStep (its largest |q| / 32767), for Q.K by
@@ -844,6 +857,14 @@ class TaskRunner {
         if constexpr (Simd::kInt16Dots && std::is_same_v<Rows, CacheRows<int8_t, Int8Load, false>>) {
             if (int16Query_ != nullptr) return Int16BlockDots<NL>(lane, keys, m, out);
         }
+        if constexpr (Simd::kBf16Dots && std::is_same_v<Rows, CacheRows<uint16_t, Bf16Load, false>>) {
+            if (bf16Query_ != nullptr && Bf16BlockDots<NL>(lane, keys, m, out)) return;
+        }
+        FloatBlockDots<NL>(lane, keys, m, out);
+    }
+
+    template <int NL, class Rows>
+    ATBX_INLINE void FloatBlockDots(int lane, const Rows& keys, int32_t m, float* out) const {
         const float* q = query_ + int64_t{lane} * call_.dimPad;
         constexpr int NK = BlockKeys(NL);
         const int64_t ld = call_.dimPad;
@@ -854,6 +875,34 @@ class TaskRunner {
             for (int l = 0; l < NL; ++l)
                 out[l * kTileKeys + t] = Dot(q + l * ld, l == 0 ? keys : keys.Quiet(), t, call_.dimPad);
         }
+    }
+
+    // BlockDots of bf16 keys by bf16 dot products with the raw bf16 queries of the same lanes (CopyBf16Queries),
+    // each dot times its lane's kQueryMul. False where a raw dot is not finite (a key or query that is not, or a
+    // dot beyond fp32 whose scaled one may not be): the fp32 dots then take the block, with the numeric
+    // semantics of every path (docs/decisions.md, bf16 dot products).
+    template <int NL, class Rows>
+    ATBX_INLINE bool Bf16BlockDots(int lane, const Rows& keys, int32_t m, float* out) const {
+        DependentSimd<kMasked>::Type::template Bf16Dots<NL>(
+            bf16Query_ + int64_t{lane} * call_.dimPad, call_.dimPad, keys, m, call_.headDim, out, kTileKeys,
+            [](const auto& a, float* sums, int64_t ld) { ReduceDots(a, sums, ld); });
+        const float* queryMul = Field(kQueryMul) + lane;
+        V check = Simd::Zero();  // dot * 0 + check: NaN once a dot is not finite
+        float tailCheck = 0.0f;
+        for (int l = 0; l < NL; ++l) {
+            float* row = out + l * kTileKeys;
+            int32_t i = 0;
+            for (; i + kW <= m; i += kW) {
+                const V dot = Simd::Load(row + i);
+                check = Simd::MulAdd(dot, Simd::Zero(), check);
+                Simd::Store(row + i, Simd::Mul(dot, Simd::Set(queryMul[l])));
+            }
+            for (; i < m; ++i) {
+                tailCheck += row[i] * 0.0f;
+                row[i] *= queryMul[l];
+            }
+        }
+        return !Simd::AnyNaN(check) && tailCheck == 0.0f;
     }
 
     // BlockDots of int8 keys by int16 dot products with the int16 queries of the same lanes (QuantiseQueries):
@@ -1252,6 +1301,7 @@ class TaskRunner {
     const int32_t subKeys_;                 // SubTileKeys
     int16_t* const int16Rows_;              // the thread's int16 query rows (QuantiseQueries)
     const int16_t* int16Query_ = nullptr;   // int16Rows_ once they hold the lanes' queries, else null
+    const uint16_t* bf16Query_ = nullptr;   // int16Rows_ once they hold the lanes' raw bf16 queries, else null
     int16_t* const int16Weights_;           // int8PV: the lanes' int16 weights of the tile [L, kTileKeys], or null
     core::NextTask* const next_;            // the claim of the thread's next task, or null
     float queryReach_ = -1.0f, ownKeyNorm_ = -1.0f;  // PrepareSkipping; -1: no tile is skipped

@@ -372,6 +372,7 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.bf16Dots = core::HostCpu().avx512bf16 && call.queryDirect && call.queryType == ACL_BF16 &&
                     call.key.dtype == ACL_BF16 && call.key.channelTile == 0 && call.key.scale == nullptr &&
                     call.keyDequant.scale == nullptr && call.headDim % 2 == 0;
+    call.bf16RowDots = call.bf16Dots && call.headDim % 32 == 0 && call.headDim == call.dimPad;
     call.int8Dots = call.key.dtype == ACL_INT8 && call.key.channelTile == 0 && call.key.scale == nullptr &&
                     call.headDim % 32 == 0 && call.headDim == call.dimPad && call.headDim < 4096;
     call.int8PV = call.value.dtype == ACL_INT8 && call.value.channelTile == 0 &&

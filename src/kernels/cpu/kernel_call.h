@@ -90,7 +90,7 @@ struct ScratchLayout {
         0;  // bf16PV: [T1 / 2, dimVPad] value pairs, then [T1 / 2, P] weight pairs (T1 = kL1TileKeys)
     int64_t keyNorms = 0;       // finiteCausal: a KeyNormTag, then [tiles] (KeyNormTag says what)
     int64_t queryElements = 0;  // !queryDirect: a QueryTag, then [L, dimPad] (QueryTag says what)
-    int64_t int16Query = 0;     // int8Dots: int16 [L, dimPad] queries in steps of kQueryStep
+    int64_t int16Query = 0;     // [L, dimPad] int16 queries in kQueryStep steps (int8Dots), or raw bf16
     int64_t int16Weights = 0;   // int8PV: int16 [L, T] weights of the tile in steps of kWeightStep
     int64_t total = 0;
 };
@@ -217,6 +217,9 @@ struct KernelCall {
     // are bf16 rows of contiguous channels (a whole number of vectors) without dequantisation, and the
     // outputs fp16 or bf16.
     bool bf16PV = false;
+    // The row runner may take Q.K by bf16 dot products too where bf16Dots holds and the keys are whole
+    // 512-bit loads (a multiple of 32 channels, no padding).
+    bool bf16RowDots = false;
     // The row runner may take Q.K of int8 keys by int16 dot products: the keys are int8 rows of contiguous
     // channels, a multiple of 32 and below 4096 (the int32 sums stay exact), without unfolded scales (read in
     // place). cpu:avx2 runs them on VPMADDWD; cpu:avx512 clears the flag where the CPU lacks AVX512-VNNI.

@@ -271,6 +271,50 @@ struct Simd {
         }
     }
 
+    // Q.K of bf16 key rows by bf16 dot products (AVX512-BF16; called only where KernelCall::bf16RowDots says
+    // the CPU has them): out[l * ldo + t] = q_l . k_t for NL lanes (raw bf16 query rows `ldq` apart) and keys
+    // [0, m) (key row t at keys.Row(t)), channels [0, dim), dim a multiple of 32. Each instruction adds two
+    // exact products per fp32 lane; the lanes' partial sums reduce as the fp32 dots' do (reduce: ReduceDots).
+    template <int NL, class Rows, class Reduce>
+    __attribute__((target("avx512bf16"))) static void Bf16Dots(const uint16_t* q, int64_t ldq, const Rows& keys,
+                                                                int32_t m, int dim, float* out, int64_t ldo,
+                                                                Reduce reduce) {
+        int32_t t = 0;
+        for (; t + 4 <= m; t += 4) {
+            V a[NL][4];
+            Bf16DotBlock<NL, 4>(q, ldq, keys, t, dim, a);
+            reduce(a, out + t, ldo);
+        }
+        for (; t < m; ++t) {
+            V a[NL][1];
+            Bf16DotBlock<NL, 1>(q, ldq, keys, t, dim, a);
+            for (int l = 0; l < NL; ++l)
+                out[l * ldo + t] = ReduceAdd(a[l][0]);
+        }
+    }
+
+    // a[l][i] = the per-lane partial sums of q_l . k_(t + i) (Bf16Dots).
+    template <int NL, int NK, class Rows>
+    __attribute__((target("avx512bf16"), always_inline)) static inline void Bf16DotBlock(
+        const uint16_t* q, int64_t ldq, const Rows& keys, int32_t t, int dim, V (&a)[NL][NK]) {
+        for (int l = 0; l < NL; ++l) {
+            for (int i = 0; i < NK; ++i)
+                a[l][i] = _mm512_setzero_ps();
+        }
+        for (int c = 0; c < dim; c += 32) {
+            __m512bh key[NK];
+            for (int i = 0; i < NK; ++i)
+                key[i] = __builtin_bit_cast(__m512bh, _mm512_loadu_si512(keys.Row(t + i) + c));
+            for (int i = 0; i < NK; ++i)
+                keys.Request(t + i, c);
+            for (int l = 0; l < NL; ++l) {
+                const __m512bh x = __builtin_bit_cast(__m512bh, _mm512_loadu_si512(q + l * ldq + c));
+                for (int i = 0; i < NK; ++i)
+                    a[l][i] = _mm512_dpbf16_ps(a[l][i], x, key[i]);
+            }
+        }
+    }
+
     // acc_l[c] += step[l] * sum_t w_l[t] * v_t[c] for NL lanes (int16 weight rows `ldw` apart, acc rows `lda`
     // apart) over keys [0, m) of int8 value rows (values.Row(t)), channels [0, dim), dim a multiple of 32, by
     // int16 dot products (AVX512-VNNI; called only where KernelCall::int8PV says the CPU has them). Keys go in
