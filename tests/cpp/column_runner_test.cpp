@@ -160,10 +160,10 @@ TEST_P(ColumnRunnerTest, ValuesNearTheBf16MaximumMeetThePrecisionStandard) {
 }
 
 // Where the CPU has AVX512-BF16, bf16 P.V runs on bf16 dot products with the weights rounded to bf16, only
-// in tiles whose values are at most 2 in magnitude: rounding moves an output by up to 2^-9 of the largest
-// value, beyond the standard's absolute floor (2^-6 for bf16 outputs under 1) once values are large and
-// their weighted sum cancels: unmasked, so that every weight counts, values of magnitude up to 40 whose
-// outputs are some 1e-3 of that (rounded weights there missed the standard by far).
+// in tiles whose values are at most 2 in magnitude: rounding moves an output by up to 2^-8 of the weights'
+// mean |value - output|, beyond the standard's absolute floor (2^-6 for bf16 outputs under 1) once values are
+// large and their weighted sum cancels: unmasked, so that every weight counts, values of magnitude up to 40
+// whose outputs are some 1e-3 of that (rounded weights there missed the standard by far).
 TEST_P(ColumnRunnerTest, LargeValuesUnderWideLogitsMeetThePrecisionStandard) {
     TestCall call = WidePrefill(Encoder(SaParam::MASK_TYPE_UNDEFINED), ACL_BF16);
     ScaleLargestTo(call.In("value"), 40.0);

@@ -495,9 +495,9 @@ bool SpansItems(const TaskType& task) {
     }
 }
 
-// Whether P rounded to bf16 keeps the output within the precision standard: rounding moves the output by up
-// to 2^-9 of the block's largest |value|, inside the standard's floor of 2^-8 while |values| <= 2, for fp16
-// or bf16 outputs (fp32 outputs are held to 2^-11). Other blocks keep their weights in fp32.
+// Whether P may be rounded to bf16: values at most 2 and fp16 or bf16 outputs (fp32 outputs are held to
+// 2^-11). Rounding moves the output by up to 2^-8 of the weights' mean |value - output| (docs/decisions.md,
+// "P's bf16 rounding, worst case"). Other blocks keep their weights in fp32.
 bool WeightsFitBf16(const KernelCall& call, float largestMagnitude) {
     return (call.outputType == ACL_FLOAT16 || call.outputType == ACL_BF16) && largestMagnitude <= 2.0f;
 }

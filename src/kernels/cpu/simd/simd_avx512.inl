@@ -166,7 +166,7 @@ struct Simd {
         return _mm512_maskz_scalef_ps(kept, p, n);
     }
 
-    // 2^y to about 2^-13.7 relative (degree 3, fitted for relative error): for weights rounded to bf16 (2^-9)
+    // 2^y to about 2^-13.7 relative (degree 3, fitted for relative error): for weights rounded to bf16 (2^-8)
     // whose sum is taken of the rounded weights, so that this error is far below the weights' own.
     static V Exp2(V y) {
         static constexpr float kCoefficients[] = {0.999928176f, 0.693260968f, 0.242609501f, 0.0551710017f};
