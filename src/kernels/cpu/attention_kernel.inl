@@ -512,7 +512,7 @@ class TaskRunner {
             for (int c = call_.headDimV; c < call_.dimVPad; ++c)
                 values_[t * call_.dimVPad + c] = 0.0f;
         }
-        if (kMasked && call_.finiteCausal.on && task_.itemCount == 1) PrepareSkipping();
+        if (kMasked && call_.finiteCausal && task_.itemCount == 1) PrepareSkipping();
         // One lane per kv head (MHA) is bound by memory, where the int16 dots gained nothing: 1.03-1.10x the
         // time of the fp32 dots on the Zen 4 host of BENCHMARKS.md. Items wider than kDirectLanes read int8 keys
         // in place too: widening a row to int16 again for each register block costs less than staging it in
@@ -631,12 +631,12 @@ class TaskRunner {
         if (ownKeyNorm_ < 0.0f) return false;
         const plan::WorkItem& item = items_[0];
         const int64_t firstPos = item.prefix + task_.rowBegin, lastPos = item.prefix + task_.rowEnd - 1;
-        const int64_t window = call_.finiteCausal.window;
+        const int64_t window = call_.causal.window;
         const bool above = j0 > lastPos;
         const bool behind = window > 0 && j0 + n - 1 <= firstPos - window;
         if (!above && !behind) return false;
         const float reach = queryReach_ * (TileKeyNorm(j0, n) + ownKeyNorm_) * (1.0f + 0x1p-10f);
-        return reach < 3e38f && reach + call_.finiteCausal.term < -104.0f;
+        return reach < 3e38f && reach + static_cast<float>(call_.causal.maskedValue) < -104.0f;
     }
 
     // logit = (dot * dotMul + razor * razorMul) * postMul. The row scale s multiplies the query first when

@@ -228,14 +228,11 @@ void FoldDequantisation(KvView& view, FoldedDequant& folded) {
     view.offset = nullptr;
 }
 
-KernelCall::FiniteCausal FiniteCausalOf(const AttentionPlan& plan) {
+bool FiniteCausal(const AttentionPlan& plan) {
     const auto* causal = std::get_if<plan::CausalMask>(&plan.mask);
     const bool floatKeys = Floating(plan.key.dtype) && !plan.key.dequantised();
-    if (causal == nullptr || !std::isfinite(causal->maskedValue) || plan.scale.razorOffset != nullptr ||
-        plan.scale.clamp || plan.quant.enabled() || !floatKeys) {
-        return {};
-    }
-    return {true, static_cast<float>(causal->maskedValue), causal->window};
+    return causal != nullptr && std::isfinite(causal->maskedValue) && plan.scale.razorOffset == nullptr &&
+           !plan.scale.clamp && !plan.quant.enabled() && floatKeys;
 }
 
 void BuildSchedule(const AttentionPlan& plan, int threads, Task* tasks, MergeStep* merges) {
@@ -340,7 +337,7 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.clampMin = static_cast<float>(plan.scale.clampMin);
     call.clampMax = static_cast<float>(plan.scale.clampMax);
     call.razorOffset = plan.scale.razorOffset;
-    call.finiteCausal = FiniteCausalOf(plan);
+    call.finiteCausal = FiniteCausal(plan);
     call.razorBlockStride = plan.scale.razorBlockStride;
     call.quant = plan.quant.mode;
     call.kDescale = plan.quant.kDescale;

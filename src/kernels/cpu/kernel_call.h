@@ -182,14 +182,10 @@ struct KernelCall {
     MaskRows maskRows, maskTiles;
     bool clamp = false;
     float clampMin = 0, clampMax = 0;
-    // A causal or sliding-window mask (plan::CausalMask) whose hidden keys take one finite term, in a call
-    // with float keys and no razor offsets, clamp or quantisation: tiles it hides from every row of a task
-    // are skipped where a norm bound proves their weights exactly 0 (docs/decisions.md, numeric semantics).
-    struct FiniteCausal {
-        bool on = false;
-        float term = 0.0f;
-        int64_t window = 0;
-    } finiteCausal;
+    // The causal or sliding-window mask (causal) gives its hidden keys one finite term, in a call with float
+    // keys and no razor offsets, clamp or quantisation: tiles it hides from every row of a task are skipped
+    // where a norm bound proves their weights exactly 0 (docs/decisions.md, numeric semantics).
+    bool finiteCausal = false;
     const float* razorOffset = nullptr;
     int64_t razorBlockStride = 0;
     plan::QuantPolicy::Mode quant = plan::QuantPolicy::Mode::kNone;
