@@ -108,8 +108,8 @@ TEST_P(ColumnRunnerTest, WideLogitsMeetThePrecisionStandard) {
 }
 
 // Head sizes other than 128 in columns, bf16 (the dot products' channel pairs), unmasked so that every logit
-// counts: 72 (padded to 80), MLA 192/128, and MLA's 576/512 latent head shared by 36 query heads (rows of 36
-// lanes).
+// counts: 72 (padded to 80), 112 (three whole 32-channel blocks of value pairs and a last block of 16), MLA
+// 192/128, and MLA's 576/512 latent head shared by 36 query heads (rows of 36 lanes).
 TEST_P(ColumnRunnerTest, OtherHeadSizesMeetThePrecisionStandard) {
     const auto expect = [this](SaParam p, int64_t headSize, int64_t headSizeV, int32_t length,
                                double queryScale) {
@@ -122,6 +122,10 @@ TEST_P(ColumnRunnerTest, OtherHeadSizesMeetThePrecisionStandard) {
         SaParam p = Encoder(SaParam::MASK_TYPE_UNDEFINED);
         p.headNum = 14;
         expect(p, 72, 72, 300, 8.0);
+    }
+    {
+        SCOPED_TRACE("gqa4 head 112");
+        expect(Encoder(SaParam::MASK_TYPE_UNDEFINED), 112, 112, 300, 8.0);
     }
     {
         SCOPED_TRACE("mla 192/128");

@@ -148,6 +148,10 @@ class ColumnRunner : TaskRunner<kMasked> {
     // kL1TileKeys staged fp32 rows of a wider head pass 32 KiB, a whole L1 data cache on the CPUs measured.
     static constexpr int kRowMaxDim = 256;
     static constexpr float kLazyRescale = 8.0f;  // how far a tile's maximum may pass the reference unrescaled
+    // The bf16 products ask for the next tile's rows a few at a time between blocks of their work: the tile's
+    // requests at once filled the core's miss queue and stalled it (a third of the tile's samples in a cold
+    // 4-token step), so that the products waited on the requests instead of overlapping them.
+    static constexpr int32_t kRequestKeys = 8;
 
     float* Column(ColumnField field) const { return fields_ + int64_t{field} * width_; }
 
@@ -296,7 +300,8 @@ class ColumnRunner : TaskRunner<kMasked> {
     }
 
     // S^T by bf16 dot products of the raw query with the keys read in place from the cache, times each lane's
-    // query factor (the fp32 product's units). False where the call has no bf16 dots, or where a dot is not
+    // query factor (the fp32 product's units), kRequestKeys keys at a time, each block asking for the same keys
+    // of the next tile. False where the call has no bf16 dots, or where a dot is not
     // finite (a key or query that is not, or a raw dot beyond fp32 whose scaled one may not be): the fp32
     // product then computes the tile, with the numeric semantics of every path.
     bool PairScores(const TileRows& rows) {
@@ -304,12 +309,17 @@ class ColumnRunner : TaskRunner<kMasked> {
             if (!call_.bf16Dots) return false;
             const int64_t head = items_[item_].kvHead * call_.key.headStride * call_.key.elementBytes;
             const char* keyRows[kTileKeys];
-            for (int32_t t = 0; t < rows.n; ++t) {
+            for (int32_t t = 0; t < rows.n; ++t)
                 keyRows[t] = rows.key[t] + head;
-                if (t < rows.next) RequestRow(rows.nextKey[t] + head, int64_t{call_.headDim} * 2);
+            for (int32_t t0 = 0; t0 < rows.n; t0 += kRequestKeys) {
+                const int32_t m = rows.n - t0 < kRequestKeys ? rows.n - t0 : kRequestKeys;
+                for (int32_t t = t0; t < t0 + m && t < rows.next; ++t)
+                    RequestRow(rows.nextKey[t] + head, int64_t{call_.headDim} * 2);
+                DependentSimd<kMasked>::Type::template PairProduct<false>(keyRows + t0, 4, m, queryPairs_, width_,
+                                                                          call_.headDim / 2,
+                                                                          scoresT_ + int64_t{t0} * width_, width_,
+                                                                          vectors_);
             }
-            DependentSimd<kMasked>::Type::template PairProduct<false>(keyRows, 4, rows.n, queryPairs_, width_,
-                                                                      call_.headDim / 2, scoresT_, width_, vectors_);
             return ScaleScores<true>(rows.n);
         } else {
             return false;
@@ -455,21 +465,18 @@ class ColumnRunner : TaskRunner<kMasked> {
         return steps.visible;
     }
 
-    // The tile's bf16 value rows packed as channel pairs of keys 2p and 2p + 1 (valuePairs_, read by
-    // PairAccumulate), in the pass that finds whether every value is finite and at most 2 in magnitude (so
-    // each row is read once); asks for the next tile's value rows meanwhile, as ConvertRows does.
+    // The tile's bf16 value rows packed as channel pairs of keys 2p and 2p + 1 (valuePairs_ in the order of
+    // Simd::PairPosition, read by PairAccumulate), in the pass that finds whether every value is finite and at
+    // most 2 in magnitude (so each row is read once). PairAccumulate asks for the next tile's value rows.
     bool PackSmallBf16Values(const TileRows& rows) {
         if constexpr (Simd::kBf16Dots) {
             const KvView& view = call_.value;
             const int64_t head = items_[item_].kvHead * view.headStride * view.elementBytes;
-            const int64_t bytes = int64_t{view.headDim} * view.elementBytes;
             const auto row = [&rows, head](int32_t t) {
                 return t < rows.n ? reinterpret_cast<const uint16_t*>(rows.value[t] + head) : nullptr;
             };
             bool small = true;
             for (int32_t t = 0; t < rows.n; t += 2) {
-                for (int32_t u = t; u < t + 2 && u < rows.next; ++u)
-                    RequestRow(rows.nextValue[u] + head, bytes);
                 small = DependentSimd<kMasked>::Type::PairRowsAtMostTwo(row(t), row(t + 1), view.headDim,
                                                                         valuePairs_ + int64_t{t / 2} * view.headDim) &&
                         small;
@@ -577,17 +584,24 @@ class ColumnRunner : TaskRunner<kMasked> {
     // channel pairs (packed by PackSmallBf16Values straight from the cache), the weights as lane pairs (as
     // Softmax left them: rounded to bf16, times the view's shrink). Only for tiles of finite values at most 2
     // in magnitude, where P's rounding keeps the outputs within the precision standard (docs/decisions.md).
+    // Each block of channels asks for its share of the next tile's value rows.
     void PairAccumulate(const TileRows& rows) {
         if constexpr (Simd::kBf16Dots) {
             using S = typename DependentSimd<kMasked>::Type;
             const int32_t pairs = (rows.n + 1) / 2;
             const int dimV = call_.headDimV;
-            constexpr int kChannels = 64;  // rows of C per call
+            const KvView& view = call_.value;
+            const int64_t head = items_[item_].kvHead * view.headStride * view.elementBytes;
+            constexpr int kChannels = 16;  // rows of C per call
             const char* channels[kChannels];
+            int32_t requested = 0;
             for (int c0 = 0; c0 < dimV; c0 += kChannels) {
                 const int count = dimV - c0 < kChannels ? dimV - c0 : kChannels;
+                const auto due = static_cast<int32_t>(int64_t{rows.next} * (c0 + count) / dimV);
+                for (; requested < due; ++requested)
+                    RequestRow(rows.nextValue[requested] + head, int64_t{view.headDim} * view.elementBytes);
                 for (int i = 0; i < count; ++i)
-                    channels[i] = reinterpret_cast<const char*>(valuePairs_ + c0 + i);
+                    channels[i] = reinterpret_cast<const char*>(valuePairs_ + S::PairPosition(c0 + i, dimV));
                 S::template PairProduct<true>(channels, int64_t{4} * dimV, count, weightPairs_, width_, pairs,
                                               accT_ + int64_t{c0} * width_, width_, vectors_);
             }
