@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "io/param_json.h"
+#include "plan/element.h"
 #include "support/cpu_path_fixture.h"
 #include "support/pa_calls.h"
 #include "support/pa_logical.h"
@@ -240,6 +241,31 @@ TEST_P(ColumnRunnerTest, NarrowFp16SpeculativeStepsMeetThePrecisionStandard) {
 TEST_P(ColumnRunnerTest, NarrowFp16SpeculativeStepsGiveIdenticalBitsOnOneTwoAndThreeThreads) {
     TestCall call = NarrowSpeculativeStep(ACL_FLOAT16);
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
+}
+
+// The narrow steps with a SPEC mask as models pass it: 0 where a token sees a key, -10000 where it does not,
+// so that the tiles before each step's last keys hold only zero terms, which the column runner skips. In the
+// first step, token 1 gets a term of +100 at key 100 (a tile whose other rows are all zero: its weight then
+// outweighs the other keys') and token 2 a term of -0 at key 40 (a zero as well).
+TestCall ModelMaskSpeculativeStep(aclDataType dtype) {
+    TestCall call = NarrowSpeculativeStep(dtype);
+    io::HostTensor& mask = call.In("mask");
+    const int64_t keys = mask.desc.shape.dims[1];
+    for (int64_t i = 0; i < ElementCount(mask); ++i) {
+        const double term = plan::LoadElement(mask.bytes.data(), mask.desc.dtype, i);
+        plan::StoreElement(mask.bytes.data(), mask.desc.dtype, i, term < -1.0 ? term : 0.0);
+    }
+    SetElement(mask, 1 * keys + 100, 100.0);
+    SetElement(mask, 2 * keys + 40, -0.0);
+    return call;
+}
+
+TEST_P(ColumnRunnerTest, SpeculativeStepsUnderAModelsMaskMeetThePrecisionStandard) {
+    for (const aclDataType dtype : {ACL_BF16, ACL_FLOAT16}) {
+        SCOPED_TRACE(dtype == ACL_BF16 ? "bf16" : "fp16");
+        TestCall call = ModelMaskSpeculativeStep(dtype);
+        ExpectMeetsTheStandard(call, 128, 1500);
+    }
 }
 
 TEST_P(ColumnRunnerTest, SpeculativeStepsOverSeveralChunksMeetThePrecisionStandard) {

@@ -270,9 +270,9 @@ class ColumnRunner : TaskRunner<kMasked> {
             OuterProduct<false>(keys_, call_.dimPad, 1, n, queryT_, width_, call_.dimPad, scoresT_, width_, vectors_);
             ScaleScores<false>(n);
         }
-        if (partial) AddMasks(j0, n);
+        const bool masked = partial && AddMasks(j0, n);
         const ValueTile values = LoadValues(rows);
-        if (Softmax(n, values.pairs, partial)) Accumulate(rows, values);
+        if (Softmax(n, values.pairs, masked)) Accumulate(rows, values);
     }
 
     // What a tile's values hold: no inf or NaN; whether the bf16 P.V reads them in place.
@@ -326,10 +326,15 @@ class ColumnRunner : TaskRunner<kMasked> {
         }
     }
 
-    // The mask terms of keys [j0, j0 + n) added to the logits (TaskRunner::FinishScores's).
-    void AddMasks(int32_t j0, int32_t n) {
+    // The mask terms of keys [j0, j0 + n) added to the logits (TaskRunner::FinishScores's). Returns false
+    // where a tensor mask's terms of the tile are all zero for every lane (nothing added: a SPEC mask's tiles
+    // before the last query tokens' diagonal).
+    bool AddMasks(int32_t j0, int32_t n) {
         if (call_.maskRows.data != nullptr) return AddMaskRows(j0, n);
-        if (call_.mask == plan::MaskKind::kCausal) return AddCausalTerms(j0, n);
+        if (call_.mask == plan::MaskKind::kCausal) {
+            AddCausalTerms(j0, n);
+            return true;
+        }
         float row[kTileKeys];
         for (int lane = 0; lane < itemLanes_; ++lane) {
             for (int32_t t = 0; t < n; ++t)
@@ -338,6 +343,7 @@ class ColumnRunner : TaskRunner<kMasked> {
             for (int32_t t = 0; t < n; ++t)
                 scoresT_[int64_t{t} * width_ + lane] = row[t];
         }
+        return true;
     }
 
     // A causal or sliding-window mask's term added in S^T to the keys a lane does not see: each row's visible
@@ -365,8 +371,12 @@ class ColumnRunner : TaskRunner<kMasked> {
 
     // Adds the terms of a tensor mask read by rows to S^T: each lane's row converted (MaskRow) into the task
     // runner's score rows, which the columns leave unused, then added kW x kW blocks at a time, transposed in
-    // registers.
-    void AddMaskRows(int32_t j0, int32_t n) {
+    // registers. Returns false, adding nothing, where every lane's terms are zero.
+    bool AddMaskRows(int32_t j0, int32_t n) {
+        bool zero = true;
+        for (int lane = 0; lane < itemLanes_ && zero; ++lane)
+            zero = Base::MaskRowZero(lane0_ + lane, j0, n);
+        if (zero) return false;
         static constexpr float kZeros[kW] = {};
         float* terms = scores_;
         for (int lane = 0; lane < itemLanes_; ++lane)
@@ -384,6 +394,7 @@ class ColumnRunner : TaskRunner<kMasked> {
                 }
             }
         }
+        return true;
     }
 
     // The dots become logits (the factors, razor offsets and clamp of TaskRunner::FinishScores), each lane's

@@ -1079,6 +1079,27 @@ class TaskRunner {
             s[t] = terms[t] == kNegInf ? kNegInf : s[t] + terms[t];
     }
 
+    // Whether the terms of keys [j0, j0 + n) of the lane's row of an ND tensor mask (KernelCall::maskRows) are
+    // all +0 or -0: adding them leaves every logit as it is (up to the sign of a zero, which no exp, maximum or
+    // sum downstream tells apart), so a tile they all leave visible skips the terms. Bits are ORed without the
+    // sign, so NaN, inf and every other value count as terms.
+    bool MaskRowZero(int lane, int32_t j0, int32_t n) const {
+        const KernelCall::MaskRows& m = call_.maskRows;
+        const plan::WorkItem& item = ItemOf(lane);
+        const int64_t at = item.maskBatch * m.batchStride + HeadOf(lane) * m.headStride +
+                           (item.maskRow0 + RowOf(lane)) * m.rowStride + j0;
+        if (m.dtype == ACL_FLOAT) return BitsZero(static_cast<const uint32_t*>(m.data) + at, n, 0x7FFFFFFFu);
+        return BitsZero(static_cast<const uint16_t*>(m.data) + at, n, uint16_t{0x7FFF});
+    }
+
+    template <class Bits>
+    static bool BitsZero(const Bits* p, int32_t n, Bits magnitude) {
+        Bits any = 0;
+        for (int32_t t = 0; t < n; ++t)
+            any |= p[t];
+        return (any & magnitude) == 0;
+    }
+
     // The terms of keys [j0, j0 + n) of the lane's row of a tensor mask read by rows (KernelCall::maskRows or
     // maskTiles), in fp32: a FRACTAL_NZ mask's a column tile at a time (16 keys side by side).
     void MaskRow(const KernelCall::MaskRows& m, int lane, int32_t j0, int32_t n, float* terms) const {
