@@ -60,6 +60,10 @@ std::vector<PathCase> Cases() {
         // Dequantised int8 caches over several key chunks (partial states merged).
         {"dequant_offsets_long", 8, 2, 128, Shape(128, 16, {1100, 5}, ACL_BF16), Param::CALC_TYPE_UNDEFINED,
          true},
+        // Head size 72 ends inside a vector on AVX-512: the last 8 channels of each query take their key
+        // scales one by one.
+        {"dequant_offsets_head72", 14, 2, 72, Shape(72, 16, {300, 17}, ACL_FLOAT16),
+         Param::CALC_TYPE_UNDEFINED, true},
         // 32 query heads per kv head: cpu:amx runs the kv heads of a task side by side on tiles.
         {"gqa32_kv_heads_side_by_side", 64, 2, 128, Shape(128, 16, {700, 33}, ACL_FLOAT16)},
         {"spec2_gqa16_kv_heads_side_by_side", 64, 4, 128, Shape(128, 16, {300, 40}, ACL_BF16, {2, 2}),

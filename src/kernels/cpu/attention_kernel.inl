@@ -668,11 +668,22 @@ class TaskRunner {
         Field(kDotBias)[lane] = 0.0f;
         if (call_.keyDequant.scale == nullptr) return;
         const int64_t at = int64_t{ItemOf(lane).logicalKvHead} * call_.headDim;
+        const float* scale = call_.keyDequant.scale + at;
+        const float* offset = call_.keyDequant.offset + at;
         float* q = query_ + int64_t{lane} * call_.dimPad;
-        float bias = 0.0f;
-        for (int c = 0; c < call_.headDim; ++c) {
-            q[c] *= call_.keyDequant.scale[at + c];
-            bias += q[c] * call_.keyDequant.offset[at + c];
+        // Two vector sums: one sum in channel order chained each channel's product on the one before (a
+        // decode task's setup took 4-5 % of an int8 step so).
+        V sums[2] = {Simd::Zero(), Simd::Zero()};
+        int c = 0;
+        for (; c + kW <= call_.headDim; c += kW) {
+            const V x = Simd::Mul(Simd::Load(q + c), Simd::Load(scale + c));
+            Simd::Store(q + c, x);
+            sums[c / kW % 2] = Simd::MulAdd(x, Simd::Load(offset + c), sums[c / kW % 2]);
+        }
+        float bias = Simd::ReduceAdd(Simd::Add(sums[0], sums[1]));
+        for (; c < call_.headDim; ++c) {
+            q[c] *= scale[c];
+            bias += q[c] * offset[c];
         }
         Field(kDotBias)[lane] = bias;
     }
