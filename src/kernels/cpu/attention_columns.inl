@@ -373,8 +373,11 @@ class ColumnRunner : TaskRunner<kMasked> {
     // runner's score rows, which the columns leave unused, then added kW x kW blocks at a time, transposed in
     // registers. Returns false, adding nothing, where every lane's terms are zero.
     bool AddMaskRows(int32_t j0, int32_t n) {
+        // A mask without a head dimension gives every head of a row the same terms: lanes [0, rows) are the
+        // first head's rows (lane = head * rows + row).
+        const int distinct = call_.maskRows.headStride == 0 ? Base::rows_ : itemLanes_;
         bool zero = true;
-        for (int lane = 0; lane < itemLanes_ && zero; ++lane)
+        for (int lane = 0; lane < distinct && zero; ++lane)
             zero = Base::MaskRowZero(lane0_ + lane, j0, n);
         if (zero) return false;
         static constexpr float kZeros[kW] = {};
