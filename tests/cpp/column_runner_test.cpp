@@ -244,7 +244,8 @@ TEST_P(ColumnRunnerTest, NarrowFp16SpeculativeStepsGiveIdenticalBitsOnOneTwoAndT
 }
 
 // The narrow steps with a SPEC mask as models pass it: 0 where a token sees a key, -10000 where it does not,
-// so that the tiles before each step's last keys hold only zero terms, which the column runner skips. In the
+// so that the tiles before each step's last keys hold only zero terms, which the kernels skip (in columns and
+// in rows: fp16 on cpu:avx512, every step on cpu:scalar, the 3-token steps everywhere). In the
 // first step, token 1 gets a term of +100 at key 100 (a tile whose other rows are all zero: its weight then
 // outweighs the other keys') and token 2 a term of -0 at key 40 (a zero as well).
 TestCall ModelMaskSpeculativeStep(aclDataType dtype) {

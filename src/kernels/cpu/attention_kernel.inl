@@ -1077,10 +1077,12 @@ class TaskRunner {
         }
     }
 
-    // Adds the mask terms of keys [j0, j0 + n) of the lane's row to its scores.
+    // Adds the mask terms of keys [j0, j0 + n) of the lane's row to its scores (nothing where an ND mask's
+    // terms there are all zero).
     void AddMask(int lane, int32_t j0, int32_t n, float* s) const {
         const KernelCall::MaskRows& m = call_.maskRows.data != nullptr ? call_.maskRows : call_.maskTiles;
         if (m.data == nullptr) return AddMaskTerms(call_, ItemOf(lane), HeadOf(lane), RowOf(lane), j0, n, s);
+        if (m.columnTile == 0 && MaskRowZero(lane, j0, n)) return;
         float terms[kTileKeys];
         MaskRow(m, lane, j0, n, terms);
         int32_t t = 0;
