@@ -155,6 +155,9 @@ class ColumnRunner : TaskRunner<kMasked> {
 
     float* Column(ColumnField field) const { return fields_ + int64_t{field} * width_; }
 
+    // Where the selected item's kv head starts in a slot of the cache, in bytes.
+    int64_t HeadBytes(const KvView& kv) const { return items_[item_].kvHead * kv.headStride * kv.elementBytes; }
+
     // Points the per-item arrays (ScratchLayout: query, acc and lane columns) at item g's.
     void Select(int32_t g) {
         item_ = g;
@@ -307,7 +310,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     bool PairScores(const TileRows& rows) {
         if constexpr (Simd::kBf16Dots) {
             if (!call_.bf16Dots) return false;
-            const int64_t head = items_[item_].kvHead * call_.key.headStride * call_.key.elementBytes;
+            const int64_t head = HeadBytes(call_.key);
             const char* keyRows[kTileKeys];
             for (int32_t t = 0; t < rows.n; ++t)
                 keyRows[t] = rows.key[t] + head;
@@ -351,7 +354,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     // touched (a diagonal tile hides about half of them).
     void AddCausalTerms(int32_t j0, int32_t n) {
         const float term = static_cast<float>(call_.causal.maskedValue);
-        const int rows = task_.rowEnd - task_.rowBegin;
+        const int rows = Base::rows_;
         const auto within = [j0, n](int64_t j) { return j <= j0 ? 0 : static_cast<int32_t>(j - j0 < n ? j - j0 : n); };
         for (int row = 0; row < rows; ++row) {
             const plan::CausalMask::KeyRange keys = call_.causal.Visible(items_[item_], task_.rowBegin + row);
@@ -485,7 +488,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     bool PackSmallBf16Values(const TileRows& rows) {
         if constexpr (Simd::kBf16Dots) {
             const KvView& view = call_.value;
-            const int64_t head = items_[item_].kvHead * view.headStride * view.elementBytes;
+            const int64_t head = HeadBytes(view);
             const auto row = [&rows, head](int32_t t) {
                 return t < rows.n ? reinterpret_cast<const uint16_t*>(rows.value[t] + head) : nullptr;
             };
@@ -605,7 +608,7 @@ class ColumnRunner : TaskRunner<kMasked> {
             const int32_t pairs = (rows.n + 1) / 2;
             const int dimV = call_.headDimV;
             const KvView& view = call_.value;
-            const int64_t head = items_[item_].kvHead * view.headStride * view.elementBytes;
+            const int64_t head = HeadBytes(view);
             constexpr int kChannels = 16;  // rows of C per call
             const char* channels[kChannels];
             int32_t requested = 0;

@@ -1098,9 +1098,7 @@ class TaskRunner {
     // sign, so NaN, inf and every other value count as terms.
     bool MaskRowZero(int lane, int32_t j0, int32_t n) const {
         const KernelCall::MaskRows& m = call_.maskRows;
-        const plan::WorkItem& item = ItemOf(lane);
-        const int64_t at = item.maskBatch * m.batchStride + HeadOf(lane) * m.headStride +
-                           (item.maskRow0 + RowOf(lane)) * m.rowStride + j0;
+        const int64_t at = MaskRowStart(m, lane) + j0;
         if (m.dtype == ACL_FLOAT) return BitsZero(static_cast<const uint32_t*>(m.data) + at, n, 0x7FFFFFFFu);
         return BitsZero(static_cast<const uint16_t*>(m.data) + at, n, uint16_t{0x7FFF});
     }
@@ -1116,9 +1114,7 @@ class TaskRunner {
     // The terms of keys [j0, j0 + n) of the lane's row of a tensor mask read by rows (KernelCall::maskRows or
     // maskTiles), in fp32: a FRACTAL_NZ mask's a column tile at a time (16 keys side by side).
     void MaskRow(const KernelCall::MaskRows& m, int lane, int32_t j0, int32_t n, float* terms) const {
-        const plan::WorkItem& item = ItemOf(lane);
-        const int64_t row =
-            item.maskBatch * m.batchStride + HeadOf(lane) * m.headStride + (item.maskRow0 + RowOf(lane)) * m.rowStride;
+        const int64_t row = MaskRowStart(m, lane);
         if (m.columnTile == 0) return MaskSpan(m, row + j0, n, terms);
         for (int32_t j = j0; j < j0 + n;) {
             const int32_t within = j % m.columnTile;
@@ -1126,6 +1122,13 @@ class TaskRunner {
             MaskSpan(m, row + (j / m.columnTile) * m.columnTileStride + within, count, terms + (j - j0));
             j += count;
         }
+    }
+
+    // The element of the lane's mask row where key 0 (ND) or key 0's column tile (FRACTAL_NZ) starts.
+    int64_t MaskRowStart(const KernelCall::MaskRows& m, int lane) const {
+        const plan::WorkItem& item = ItemOf(lane);
+        return item.maskBatch * m.batchStride + HeadOf(lane) * m.headStride +
+               (item.maskRow0 + RowOf(lane)) * m.rowStride;
     }
 
     // n mask elements from element `at` of the mask, in fp32.
