@@ -112,7 +112,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     }
 
     ColumnRunner(const KernelCall& call, const Task& task, float* scratch, core::NextTask* next)
-        : Base(call, task, scratch, next),
+        : Base(call, task, scratch, next, false),
           vectors_((itemLanes_ + kW - 1) / kW),
           width_(vectors_ * kW),
           shrinkExponent_(static_cast<float>(__builtin_ilogbf(call.value.shrink))),

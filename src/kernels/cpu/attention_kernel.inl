@@ -307,6 +307,15 @@ constexpr int kBlockChannels = kW == 16 ? 4 : 2;  // vectors of a value row accu
 // of up to 32 lanes (4-token steps of GQA 4-8) read in place there: 0.81-0.95x the time (BENCHMARKS.md). (int8
 // keys on int16 dots are read in place by items of any width: TaskRunner's QuantiseQueries.)
 constexpr int kDirectLanes = kW == 16 ? 8 * kBlockLanes : 2 * kBlockLanes;
+// Items of at least this many lanes whose K and V rows are read in place and whose weights stay fp32 take
+// tiles of kTileKeys keys instead of kL1TileKeys: each lane's softmax step (a pass for the maximum, one for the
+// exp, their two horizontal reductions, the acc rescale) is per tile, and a tile's requests, row addresses and
+// mask checks too, so 7 to 32 lanes (GQA 7-8 decode, 4-token steps of GQA 4-7) spend a quarter as often on
+// them: fp16 4-token steps 0.90-0.96x the time, GQA 28/4 one-token steps 0.96-1.01x, on the Zen 4 host of
+// BENCHMARKS.md. Items of 4 lanes ran 1.0-1.09x the time with 64-key tiles: their requests of the next tile,
+// twice the rows at once, are a larger share of their shorter tile. int8 P.V on int16 weights keeps
+// kL1TileKeys: the weights' rounding bound is per tile (RoundWeights).
+constexpr int kWideTileLanes = 7;
 // Items of at least this many lanes take the P.V of int8 values by int16 dot products (KernelCall::int8PV):
 // GQA 4 and 7 decode 0.91-0.93x the time of the fp32 FMAs; one lane (MHA) 1.02-1.05x and two (GQA 2)
 // 1.07x, where each lane's chain of dot products waits on the one before (BENCHMARKS.md).
@@ -446,7 +455,9 @@ struct TileRows {
 template <bool kMasked>
 class TaskRunner {
   public:
-    TaskRunner(const KernelCall& call, const Task& task, float* scratch, core::NextTask* next)
+    // rowTiles: the task runs here, in tiles of its own size (tileKeys_); false under the column runner,
+    // whose tiles are call.tileKeys keys.
+    TaskRunner(const KernelCall& call, const Task& task, float* scratch, core::NextTask* next, bool rowTiles)
         : call_(call),
           task_(task),
           items_(call.items + task.item),
@@ -470,13 +481,17 @@ class TaskRunner {
           int16Weights_(Simd::kInt16Values && call.int8PV && directValues_ && itemLanes_ >= kMinInt16ValueLanes
                             ? reinterpret_cast<int16_t*>(scratch + call.layout.int16Weights)
                             : nullptr),
+          tileKeys_(rowTiles && call.tileKeys == kL1TileKeys && itemLanes_ >= kWideTileLanes && directKeys_ &&
+                            directValues_ && int16Weights_ == nullptr
+                        ? kTileKeys
+                        : call.tileKeys),
           next_(next) {}
 
     void Run() {
         if (items_[0].zeroOutput) return StoreZeros();
         Init();
-        for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += call_.tileKeys) {
-            const int32_t n = task_.kvEnd - j0 < call_.tileKeys ? task_.kvEnd - j0 : call_.tileKeys;
+        for (int32_t j0 = task_.kvBegin; j0 < task_.kvEnd; j0 += tileKeys_) {
+            const int32_t n = task_.kvEnd - j0 < tileKeys_ ? task_.kvEnd - j0 : tileKeys_;
             Tile(j0, n);
         }
         UnfoldValueDequant();
@@ -587,21 +602,21 @@ class TaskRunner {
     // tileNorms_: the thread's cache of the item's tile norms (KeyNormTag), emptied when it held another's.
     void OpenKeyNorms() {
         const plan::WorkItem& item = items_[0];
-        const KeyNormTag tag{item.kvSequence, item.kvHead, item.kvBegin, item.kvEnd};
+        const KeyNormTag tag{item.kvSequence, item.kvHead, item.kvBegin, item.kvEnd, tileKeys_};
         KeyNormTag held;
         __builtin_memcpy(&held, keyNormCache_, sizeof(held));
         tileNorms_ = keyNormCache_ + kKeyNormTagFloats;
         if (held == tag) return;
         __builtin_memcpy(keyNormCache_, &tag, sizeof(tag));
-        const int64_t tiles = (item.kvEnd - item.kvBegin + kL1TileKeys - 1) / kL1TileKeys;
+        const int64_t tiles = (item.kvEnd - item.kvBegin + tileKeys_ - 1) / tileKeys_;
         for (int64_t t = 0; t < tiles; ++t)
             tileNorms_[t] = kUnknownNorm;
     }
 
-    // KeyNorm of the tile at j0 (kL1TileKeys keys from a multiple of them past the item's kvBegin, or to its
+    // KeyNorm of the tile at j0 (tileKeys_ keys from a multiple of them past the item's kvBegin, or to its
     // end), through the thread's cache.
     float TileKeyNorm(int32_t j0, int32_t n) {
-        float& norm = tileNorms_[(j0 - items_[0].kvBegin) / kL1TileKeys];
+        float& norm = tileNorms_[(j0 - items_[0].kvBegin) / tileKeys_];
         if (norm == kUnknownNorm) norm = KeyNorm(j0, n);
         return norm;
     }
@@ -799,7 +814,7 @@ class TaskRunner {
                 nextEnd = next->kvEnd;
             }
         }
-        rows.next = nextEnd - nextBegin < call_.tileKeys ? nextEnd - nextBegin : call_.tileKeys;
+        rows.next = nextEnd - nextBegin < tileKeys_ ? nextEnd - nextBegin : tileKeys_;
         RowAddresses(call_.key, first, j0, n, rows.key);
         RowAddresses(call_.value, first, j0, n, rows.value);
         RowAddresses(call_.key, first, nextBegin, rows.next, rows.nextKey);
@@ -1340,6 +1355,7 @@ class TaskRunner {
     const int16_t* int16Query_ = nullptr;   // int16Rows_ once they hold the lanes' queries, else null
     const uint16_t* bf16Query_ = nullptr;   // int16Rows_ once they hold the lanes' raw bf16 queries, else null
     int16_t* const int16Weights_;           // int8PV: the lanes' int16 weights of the tile [L, kTileKeys], or null
+    const int32_t tileKeys_;                // keys of a tile: call_.tileKeys, or kTileKeys (kWideTileLanes)
     core::NextTask* const next_;            // the claim of the thread's next task, or null
     float queryReach_ = -1.0f, ownKeyNorm_ = -1.0f;  // PrepareSkipping; -1: no tile is skipped
     float* tileNorms_ = nullptr;                      // PrepareSkipping: the thread's tile norms of the item
@@ -1350,7 +1366,7 @@ class TaskRunner {
 template <bool kMasked>
 void RunTaskOf(const KernelCall& call, const Task& task, float* scratch, core::NextTask* next) {
     if (ColumnRunner<kMasked>::Takes(call, task)) return ColumnRunner<kMasked>(call, task, scratch, next).Run();
-    TaskRunner<kMasked>(call, task, scratch, next).Run();
+    TaskRunner<kMasked>(call, task, scratch, next, true).Run();
 }
 
 }  // namespace

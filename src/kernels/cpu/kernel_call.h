@@ -96,14 +96,15 @@ struct ScratchLayout {
 };
 
 // The thread's cache of key norms for WeighsNothing (attention_kernel.inl): the largest key norm of each
-// kL1TileKeys-key tile of one item's keys [begin, end) of kv head kvHead of sequence `sequence`, counted from
-// `begin`, or kUnknownNorm. The row blocks of an item that run on one thread in turn then take each tile's
-// norms once, not once per row block. PrepareCall empties every thread's cache, as keys change between calls.
+// tileKeys-key tile (a task's tile) of one item's keys [begin, end) of kv head kvHead of sequence `sequence`,
+// counted from `begin`, or kUnknownNorm. The row blocks of an item that run on one thread in turn then take
+// each tile's norms once, not once per row block. PrepareCall empties every thread's cache, as keys change
+// between calls.
 struct KeyNormTag {
-    int64_t sequence, kvHead, begin, end;
+    int64_t sequence, kvHead, begin, end, tileKeys;
     bool operator==(const KeyNormTag&) const = default;
 };
-inline constexpr KeyNormTag kNoKeyNorms{-1, -1, -1, -1};  // an empty cache
+inline constexpr KeyNormTag kNoKeyNorms{-1, -1, -1, -1, -1};  // an empty cache
 inline constexpr int64_t kKeyNormTagFloats = sizeof(KeyNormTag) / sizeof(float);
 inline constexpr float kUnknownNorm = -1.0f;
 
