@@ -1181,18 +1181,19 @@ class TaskRunner {
             if (int16Weights_ != nullptr) ZeroInt16Weights(lane, padded);
             return ZeroWeights(s, padded);
         }
+        if (step.rescale != 1.0f) {
+            float* acc = acc_ + int64_t{lane} * call_.dimVPad;
+            const V r = Simd::Set(step.rescale);
+            for (int c = 0; c < call_.dimVPad; c += kW)
+                Simd::Store(acc + c, Simd::Mul(Simd::Load(acc + c), r));
+        }
+        if (int16Weights_ != nullptr && RoundedUpdate(lane, n, padded, tileMax, step)) return true;
         const V shift = Simd::Set(step.newMax);
         V sum = Simd::Zero();
         for (int32_t i = 0; i < padded; i += kW) {
             const V w = Simd::Exp(Simd::Sub(Simd::Load(s + i), shift));
             sum = Simd::Add(sum, w);
             Simd::Store(s + i, w);
-        }
-        if (step.rescale != 1.0f) {
-            float* acc = acc_ + int64_t{lane} * call_.dimVPad;
-            const V r = Simd::Set(step.rescale);
-            for (int c = 0; c < call_.dimVPad; c += kW)
-                Simd::Store(acc + c, Simd::Mul(Simd::Load(acc + c), r));
         }
         const float fp32Sum = Simd::ReduceAdd(sum);
         const float tileSum = int16Weights_ != nullptr ? RoundWeights(lane, padded, fp32Sum) : fp32Sum;
@@ -1209,6 +1210,30 @@ class TaskRunner {
             zero = zero || s[t] == 0.0f;
         Field(kZeroWeight)[lane] = zero ? 1.0f : 0.0f;
         return true;
+    }
+
+    // Update's exp pass for a lane of int16 weights (int8 P.V, KernelCall::int8PV): the weights, their int16
+    // multiples of kWeightStep = the largest / 32767 (as RoundWeights rounds them) and their sum in one pass,
+    // the largest being the weight of the tile's largest logit, e^(tileMax - newMax), known before the pass
+    // (a separate pass for the largest weight and two horizontal sums per lane and tile took about a third of
+    // the time of the dot products around them). False where that weight is not positive and finite (a NaN
+    // or +inf logit, or weights that all underflow): Update then takes the fp32 weights (RoundWeights).
+    bool RoundedUpdate(int lane, int32_t n, int32_t padded, float tileMax, const SoftmaxStep<float>& step) {
+        if constexpr (Simd::kInt16Values) {
+            using S = typename DependentSimd<kMasked>::Type;
+            const float largest = S::ExpOf(tileMax - step.newMax);
+            if (!(largest > 0.0f && largest <= 3e38f)) return false;
+            const float weightStep = largest * (1.0f / 32767.0f);
+            bool zero = false;
+            const int32_t total = S::ExpToInt16(scores_ + int64_t{lane} * kTileKeys, padded, n, step.newMax,
+                                                1.0f / weightStep, int16Weights_ + int64_t{lane} * kTileKeys, zero);
+            Field(kWeightStep)[lane] = weightStep;
+            Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + static_cast<float>(total) * weightStep;
+            Field(kMax)[lane] = step.newMax;
+            Field(kZeroWeight)[lane] = zero ? 1.0f : 0.0f;
+            return true;
+        }
+        return false;
     }
 
     // The lane's weights of the tile as int16 multiples of kWeightStep = their largest / 32767, for the int8
