@@ -215,7 +215,8 @@ struct Simd {
         for (int c = 0; c < n; c += 16) {
             const V w = Exp(_mm512_sub_ps(_mm512_loadu_ps(s + c), minus));
             _mm512_storeu_ps(s + c, w);
-            const __mmask16 keys = valid - c >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (valid - c)) - 1);
+            const __mmask16 keys =
+                valid - c >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (valid - c)) - 1);
             zeros = static_cast<__mmask16>(zeros | _mm512_mask_cmp_ps_mask(keys, w, _mm512_setzero_ps(), _CMP_EQ_OQ));
             const __m512i rounded = _mm512_cvtps_epi32(_mm512_mul_ps(w, f));
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c), _mm512_cvtsepi32_epi16(rounded));
