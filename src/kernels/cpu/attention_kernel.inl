@@ -1187,7 +1187,7 @@ class TaskRunner {
             for (int c = 0; c < call_.dimVPad; c += kW)
                 Simd::Store(acc + c, Simd::Mul(Simd::Load(acc + c), r));
         }
-        if (int16Weights_ != nullptr && RoundedUpdate(lane, n, padded, tileMax, step)) return true;
+        if (int16Weights_ != nullptr && RoundedUpdate(lane, padded, tileMax, step)) return true;
         const V shift = Simd::Set(step.newMax);
         V sum = Simd::Zero();
         for (int32_t i = 0; i < padded; i += kW) {
@@ -1218,19 +1218,20 @@ class TaskRunner {
     // (a separate pass for the largest weight and two horizontal sums per lane and tile took about a third of
     // the time of the dot products around them). False where that weight is not positive and finite (a NaN
     // or +inf logit, or weights that all underflow): Update then takes the fp32 weights (RoundWeights).
-    bool RoundedUpdate(int lane, int32_t n, int32_t padded, float tileMax, const SoftmaxStep<float>& step) {
+    bool RoundedUpdate(int lane, int32_t padded, float tileMax, const SoftmaxStep<float>& step) {
         if constexpr (Simd::kInt16Values) {
             using S = typename DependentSimd<kMasked>::Type;
             const float largest = S::ExpOf(tileMax - step.newMax);
             if (!(largest > 0.0f && largest <= 3e38f)) return false;
             const float weightStep = largest * (1.0f / 32767.0f);
-            bool zero = false;
-            const int32_t total = S::ExpToInt16(scores_ + int64_t{lane} * kTileKeys, padded, n, step.newMax,
-                                                1.0f / weightStep, int16Weights_ + int64_t{lane} * kTileKeys, zero);
+            const int32_t total = S::ExpToInt16(scores_ + int64_t{lane} * kTileKeys, padded, step.newMax,
+                                                1.0f / weightStep, int16Weights_ + int64_t{lane} * kTileKeys);
             Field(kWeightStep)[lane] = weightStep;
             Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + static_cast<float>(total) * weightStep;
             Field(kMax)[lane] = step.newMax;
-            Field(kZeroWeight)[lane] = zero ? 1.0f : 0.0f;
+            // int8 values are finite: a zero weight adds exactly nothing, so the lane's keys need no skipping
+            // (ItemAccumulate) even where a block falls back to the fp32 weights.
+            Field(kZeroWeight)[lane] = 0.0f;
             return true;
         }
         return false;

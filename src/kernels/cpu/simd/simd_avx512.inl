@@ -206,23 +206,17 @@ struct Simd {
     // The int8 P.V's weights in one pass (TaskRunner::RoundedUpdate): s[c] = Exp(s[c] - shift) for c < n (n a
     // multiple of 16) and out[c] = s[c] * factor rounded to the nearest integer (ties to even), saturated to
     // int16 (factor = 32767 / the largest weight: the saturation guards only an exp that is not monotone by an
-    // ulp). Returns the sum of out (exact: the tile's keys times at most 2^15); zero: whether one of
-    // s[0, valid) is 0.
-    static int32_t ExpToInt16(float* s, int n, int valid, float shift, float factor, int16_t* out, bool& zero) {
+    // ulp). Returns the sum of out (exact: the tile's keys times at most 2^15).
+    static int32_t ExpToInt16(float* s, int n, float shift, float factor, int16_t* out) {
         const V f = Set(factor), minus = Set(shift);
         __m512i total = _mm512_setzero_si512();
-        __mmask16 zeros = 0;
         for (int c = 0; c < n; c += 16) {
             const V w = Exp(_mm512_sub_ps(_mm512_loadu_ps(s + c), minus));
             _mm512_storeu_ps(s + c, w);
-            const __mmask16 keys =
-                valid - c >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (valid - c)) - 1);
-            zeros = static_cast<__mmask16>(zeros | _mm512_mask_cmp_ps_mask(keys, w, _mm512_setzero_ps(), _CMP_EQ_OQ));
             const __m512i rounded = _mm512_cvtps_epi32(_mm512_mul_ps(w, f));
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c), _mm512_cvtsepi32_epi16(rounded));
             total = _mm512_add_epi32(total, rounded);
         }
-        zero = zeros != 0;
         return _mm512_reduce_add_epi32(total);
     }
 
