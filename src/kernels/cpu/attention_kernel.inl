@@ -312,9 +312,8 @@ constexpr int kDirectLanes = kW == 16 ? 8 * kBlockLanes : 2 * kBlockLanes;
 // exp, their two horizontal reductions, the acc rescale) is per tile, and a tile's requests, row addresses and
 // mask checks too, so 7 to 32 lanes (GQA 7-8 decode, 4-token steps of GQA 4-7) spend a quarter as often on
 // them: fp16 4-token steps 0.90-0.96x the time, GQA 28/4 one-token steps 0.96-1.01x, on the Zen 4 host of
-// BENCHMARKS.md. Items of 4 lanes ran 1.0-1.09x the time with 64-key tiles: their requests of the next tile,
-// twice the rows at once, are a larger share of their shorter tile. int8 P.V on int16 weights keeps
-// kL1TileKeys: the weights' rounding bound is per tile (RoundWeights).
+// BENCHMARKS.md. Items of 4 lanes (GQA 4 decode) ran 1.00-1.09x the time with 64-key tiles and keep
+// kL1TileKeys, and so does int8 P.V on int16 weights: the weights' rounding bound is per tile (RoundedUpdate).
 constexpr int kWideTileLanes = 7;
 // Items of at least this many lanes take the P.V of int8 values by int16 dot products (KernelCall::int8PV):
 // GQA 4 and 7 decode 0.91-0.93x the time of the fp32 FMAs; one lane (MHA) 1.02-1.05x and two (GQA 2)
@@ -1003,7 +1002,7 @@ class TaskRunner {
     }
 
     // ItemAccumulate's block of `count` lanes from `lane` by int16 dot products where each of them holds int16
-    // weights (RoundWeights): int8 values are finite, so a zero weight adds exactly nothing here. Keys go in
+    // weights (RoundedUpdate): int8 values are finite, so a zero weight adds exactly nothing here. Keys go in
     // pairs; sub-tiles hold an even number of keys, so only a tile's last key is ever alone, beside the zero
     // weight of the padding. False where a lane keeps fp32 weights (its logits hold a NaN): the block then
     // takes its lanes' fp32 weights, which differ from those the other lanes' l summed by at most 2^-11 of l.
@@ -1196,8 +1195,8 @@ class TaskRunner {
             Simd::Store(s + i, w);
         }
         const float fp32Sum = Simd::ReduceAdd(sum);
-        const float tileSum = int16Weights_ != nullptr ? RoundWeights(lane, padded, fp32Sum) : fp32Sum;
-        Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + tileSum;
+        if (int16Weights_ != nullptr) Field(kWeightStep)[lane] = 0.0f;  // RoundedUpdate declined: fp32 weights
+        Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + fp32Sum;
         Field(kMax)[lane] = step.newMax;
         if (call_.quant != plan::QuantPolicy::Mode::kNone && !QuantiseWeights(lane, n, tileMax, step.newMax)) {
             return ZeroWeights(s, padded);
@@ -1212,12 +1211,15 @@ class TaskRunner {
         return true;
     }
 
-    // Update's exp pass for a lane of int16 weights (int8 P.V, KernelCall::int8PV): the weights, their int16
-    // multiples of kWeightStep = the largest / 32767 (as RoundWeights rounds them) and their sum in one pass,
-    // the largest being the weight of the tile's largest logit, e^(tileMax - newMax), known before the pass
-    // (a separate pass for the largest weight and two horizontal sums per lane and tile took about a third of
-    // the time of the dot products around them). False where that weight is not positive and finite (a NaN
-    // or +inf logit, or weights that all underflow): Update then takes the fp32 weights (RoundWeights).
+    // Update's exp pass for a lane of int16 weights (int8 P.V, KernelCall::int8PV): the weights of the tile,
+    // their int16 multiples of kWeightStep = the largest / 32767 and the sum of those in one pass, the largest
+    // being the weight of the tile's largest logit, e^(tileMax - newMax), the same bits the pass gives that
+    // key, known before it (a pass for the largest weight and two horizontal sums per lane and tile cost about
+    // a third of the dot instructions' count). l sums the rounded weights, exactly those the product uses. A
+    // weight is off by at most half a step, 2^-16 of the tile's largest: over a tile of at most 32 keys at
+    // most 2^-11 of the tile's sum, the bound of ATB's own fp16 P (docs/decisions.md). False where the largest
+    // is not positive and finite (a NaN or +inf logit, or weights that all underflow): the lane then keeps its
+    // fp32 weights (kWeightStep 0) and their sum.
     bool RoundedUpdate(int lane, int32_t padded, float tileMax, const SoftmaxStep<float>& step) {
         if constexpr (Simd::kInt16Values) {
             using S = typename DependentSimd<kMasked>::Type;
@@ -1235,30 +1237,6 @@ class TaskRunner {
             return true;
         }
         return false;
-    }
-
-    // The lane's weights of the tile as int16 multiples of kWeightStep = their largest / 32767, for the int8
-    // P.V by int16 dot products (KernelCall::int8PV); returns the sum of the rounded weights, so that l sums
-    // exactly the weights the product uses. A weight is off by at most half a step, 2^-16 of the tile's
-    // largest: over a tile of at most 32 keys at most 2^-11 of the tile's sum, the bound of ATB's own fp16 P
-    // (docs/decisions.md). Where a weight is NaN (a NaN logit: their sum fp32Sum is NaN; the plain maximum may
-    // miss it) or none is positive, the lane keeps its fp32 weights (kWeightStep 0) and their sum.
-    float RoundWeights(int lane, int32_t padded, float fp32Sum) {
-        using S = typename DependentSimd<kMasked>::Type;
-        Field(kWeightStep)[lane] = 0.0f;
-        const float* s = scores_ + int64_t{lane} * kTileKeys;
-        V top = Simd::Zero();
-        for (int32_t i = 0; i < padded; i += kW)
-            top = Simd::Max(top, Simd::Load(s + i));
-        const float largest = Simd::ReduceMax(top);
-        if (!(largest > 0.0f && largest <= 3e38f) || fp32Sum != fp32Sum) return fp32Sum;
-        const float step = largest * (1.0f / 32767.0f);
-        float total = 0.0f;
-        if constexpr (Simd::kInt16Values) {
-            total = S::ToInt16(s, 1.0f / step, padded, int16Weights_ + int64_t{lane} * kTileKeys);
-        }
-        Field(kWeightStep)[lane] = step;
-        return total * step;
     }
 
     void ZeroInt16Weights(int lane, int32_t padded) {
