@@ -309,12 +309,17 @@ constexpr int kBlockChannels = kW == 16 ? 4 : 2;  // vectors of a value row accu
 constexpr int kDirectLanes = kW == 16 ? 8 * kBlockLanes : 2 * kBlockLanes;
 // Items of at least this many lanes whose K and V rows are read in place and whose weights stay fp32 take
 // tiles of kTileKeys keys instead of kL1TileKeys: each lane's softmax step (a pass for the maximum, one for the
-// exp, their two horizontal reductions, the acc rescale) is per tile, and a tile's requests, row addresses and
-// mask checks too, so 7 to 32 lanes (GQA 7-8 decode, 4-token steps of GQA 4-7) spend a quarter as often on
-// them: fp16 4-token steps 0.90-0.96x the time, GQA 28/4 one-token steps 0.96-1.01x, on the Zen 4 host of
-// BENCHMARKS.md. Items of 4 lanes (GQA 4 decode) ran 1.00-1.09x the time with 64-key tiles and keep
-// kL1TileKeys, and so does int8 P.V on int16 weights: the weights' rounding bound is per tile (RoundedUpdate).
-constexpr int kWideTileLanes = 7;
+// exp, their two horizontal reductions, the acc rescale) is per tile, and a tile's row addresses and mask
+// checks too, so 4 to 32 lanes (GQA 4-8 decode, 4-token steps of GQA 4-7) spend a quarter as often on them:
+// on the Zen 4 host of BENCHMARKS.md fp16 4-token steps 0.90-0.96x the time, GQA 28/4 one-token steps
+// 0.95-1.01x, GQA 32/8 ones 0.94-1.00x (with kRequestDistance). int8 P.V on int16 weights keeps kL1TileKeys:
+// the weights' rounding bound is per tile (RoundedUpdate).
+constexpr int kWideTileLanes = 4;
+// How many keys ahead of the tile's first one its requests start (TileRows): a whole tile for tiles of
+// kL1TileKeys, half of one for those of kTileKeys. GQA 32/8 one-token steps (4 lanes) took 1.00-1.09x the
+// time in 64-key tiles asking a tile ahead, about 1.0x in 128-key tiles asking 32 keys ahead, 0.94-1.00x
+// asking 64 ahead; GQA 28/4 ones (7 lanes) 0.95-1.00x asking 64 ahead rather than a tile.
+constexpr int32_t kRequestDistance = 64;
 // Items of at least this many lanes take the P.V of int8 values by int16 dot products (KernelCall::int8PV):
 // GQA 4 and 7 decode 0.91-0.93x the time of the fp32 FMAs; one lane (MHA) 1.02-1.05x and two (GQA 2)
 // 1.07x, where each lane's chain of dot products waits on the one before (BENCHMARKS.md).
@@ -441,14 +446,16 @@ void StoreRow(const KernelCall& call, int64_t base, float* acc, float sum) {
         StoreOutput(call, base + c, acc[c]);
 }
 
-// Addresses of kv head 0's rows of a tile's keys (RowAddresses), K and V, and of the next tile's.
+// Addresses of kv head 0's rows of a tile's keys (RowAddresses), K and V, and of the keys to ask for while
+// the tile is computed: as many as a tile holds, from kRequestDistance keys past the tile's first key (or
+// from its end, in tiles shorter than that), continued into the thread's next task.
 struct TileRows {
     const char* key[kTileKeys];
     const char* value[kTileKeys];
     const char* nextKey[kTileKeys];
     const char* nextValue[kTileKeys];
     int32_t n = 0;     // keys of the tile
-    int32_t next = 0;  // keys of the next tile of the task (0: none)
+    int32_t next = 0;  // keys to ask for (0: none)
 };
 
 template <bool kMasked>
@@ -800,24 +807,27 @@ class TaskRunner {
         }
     }
 
-    // The rows of keys [j0, j0 + n) and of the tile after them: the task's next tile, or in its last tile the
-    // first tile of the thread's next task where that task reads the same kv heads (NextTaskOfSameItems).
+    // The rows of keys [j0, j0 + n) and those to ask for meanwhile (TileRows): the task's next keys, and in its
+    // last tile the first keys of the thread's next task where that task reads the same kv heads
+    // (NextTaskOfSameItems).
     TileRows RowsOf(int32_t j0, int32_t n) const {
         const plan::WorkItem& first = items_[0];
         TileRows rows;
         rows.n = n;
-        int32_t nextBegin = j0 + n, nextEnd = task_.kvEnd;
-        if (nextBegin == task_.kvEnd) {
-            if (const Task* next = NextTaskOfSameItems()) {
-                nextBegin = next->kvBegin;
-                nextEnd = next->kvEnd;
-            }
-        }
-        rows.next = nextEnd - nextBegin < tileKeys_ ? nextEnd - nextBegin : tileKeys_;
         RowAddresses(call_.key, first, j0, n, rows.key);
         RowAddresses(call_.value, first, j0, n, rows.value);
-        RowAddresses(call_.key, first, nextBegin, rows.next, rows.nextKey);
-        RowAddresses(call_.value, first, nextBegin, rows.next, rows.nextValue);
+        const int32_t ahead = j0 + (n < kRequestDistance ? n : kRequestDistance);
+        const int32_t left = task_.kvEnd - ahead;
+        rows.next = left < tileKeys_ ? left : tileKeys_;
+        RowAddresses(call_.key, first, ahead, rows.next, rows.nextKey);
+        RowAddresses(call_.value, first, ahead, rows.next, rows.nextValue);
+        if (j0 + n < task_.kvEnd || rows.next == tileKeys_) return rows;
+        if (const Task* next = NextTaskOfSameItems()) {
+            const int32_t more = std::min(next->kvEnd - next->kvBegin, tileKeys_ - rows.next);
+            RowAddresses(call_.key, first, next->kvBegin, more, rows.nextKey + rows.next);
+            RowAddresses(call_.value, first, next->kvBegin, more, rows.nextValue + rows.next);
+            rows.next += more;
+        }
         return rows;
     }
 
