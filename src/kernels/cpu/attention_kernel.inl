@@ -95,10 +95,11 @@ void RowAddresses(const KvView& kv, const plan::WorkItem& item, int64_t j0, int3
     }
 }
 
-// Rows of the task's next tile whose lines a conversion asks into L2 as it converts the same rows of this
-// tile: one request per line read, spread over the work a tile (tens of KiB of K and V) ahead. Requests in
-// bursts at the start of each step wait for the core's few line-fill buffers and stall the arithmetic; spread
-// out, they keep one core reading at its streaming bandwidth (docs/design.md, "Tasks").
+// Rows ahead of the tile (TileRows: the next tile's, or half a tile ahead in tiles of kTileKeys) whose lines a
+// conversion asks into L2 as it converts the rows of this tile in the same positions: one request per line
+// read, spread over the work, tens of KiB of K and V ahead. Requests in bursts at the start of each step wait
+// for the core's few line-fill buffers and stall the arithmetic; spread out, they keep one core reading at its
+// streaming bandwidth (docs/design.md, "Tasks").
 struct RowsAhead {
     const char* const* rows = nullptr;
     int32_t n = 0;  // rows to ask for
