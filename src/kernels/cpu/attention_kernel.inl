@@ -314,7 +314,7 @@ constexpr int kDirectLanes = kW == 16 ? 8 * kBlockLanes : 2 * kBlockLanes;
 // checks too, so 4 to 32 lanes (GQA 4-8 decode, 4-token steps of GQA 4-7) spend a quarter as often on them:
 // on the Zen 4 host of BENCHMARKS.md fp16 4-token steps 0.90-0.96x the time, GQA 28/4 one-token steps
 // 0.95-1.01x, GQA 32/8 ones 0.94-1.00x (with kRequestDistance). int8 P.V on int16 weights keeps kL1TileKeys:
-// the weights' rounding bound is per tile (RoundedUpdate).
+// the weights' rounding bound is per tile (RoundedWeights).
 constexpr int kWideTileLanes = 4;
 // How many keys ahead of the tile's first one its requests start (TileRows): a whole tile for tiles of
 // kL1TileKeys, half of one for those of kTileKeys. GQA 32/8 one-token steps (4 lanes) took 1.00-1.09x the
@@ -1013,7 +1013,7 @@ class TaskRunner {
     }
 
     // ItemAccumulate's block of `count` lanes from `lane` by int16 dot products where each of them holds int16
-    // weights (RoundedUpdate): int8 values are finite, so a zero weight adds exactly nothing here. Keys go in
+    // weights (RoundedWeights): int8 values are finite, so a zero weight adds exactly nothing here. Keys go in
     // pairs; sub-tiles hold an even number of keys, so only a tile's last key is ever alone, beside the zero
     // weight of the padding. False where a lane keeps fp32 weights (its logits hold a NaN): the block then
     // takes its lanes' fp32 weights, which differ from those the other lanes' l summed by at most 2^-11 of l.
@@ -1197,18 +1197,26 @@ class TaskRunner {
             for (int c = 0; c < call_.dimVPad; c += kW)
                 Simd::Store(acc + c, Simd::Mul(Simd::Load(acc + c), r));
         }
-        if (int16Weights_ != nullptr && RoundedUpdate(lane, padded, tileMax, step)) return true;
-        const V shift = Simd::Set(step.newMax);
-        V sum = Simd::Zero();
-        for (int32_t i = 0; i < padded; i += kW) {
-            const V w = Simd::Exp(Simd::Sub(Simd::Load(s + i), shift));
-            sum = Simd::Add(sum, w);
-            Simd::Store(s + i, w);
+        float tileSum = 0.0f;
+        const bool rounded = int16Weights_ != nullptr && RoundedWeights(lane, padded, tileMax, step.newMax, tileSum);
+        if (!rounded) {
+            const V shift = Simd::Set(step.newMax);
+            V sum = Simd::Zero();
+            for (int32_t i = 0; i < padded; i += kW) {
+                const V w = Simd::Exp(Simd::Sub(Simd::Load(s + i), shift));
+                sum = Simd::Add(sum, w);
+                Simd::Store(s + i, w);
+            }
+            tileSum = Simd::ReduceAdd(sum);
         }
-        const float fp32Sum = Simd::ReduceAdd(sum);
-        if (int16Weights_ != nullptr) Field(kWeightStep)[lane] = 0.0f;  // RoundedUpdate declined: fp32 weights
-        Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + fp32Sum;
+        Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + tileSum;
         Field(kMax)[lane] = step.newMax;
+        // int8 values are finite: a zero weight adds exactly nothing, so a rounded lane's keys need no skipping
+        // (ItemAccumulate) even where its block falls back to the fp32 weights.
+        if (rounded) {
+            Field(kZeroWeight)[lane] = 0.0f;
+            return true;
+        }
         if (call_.quant != plan::QuantPolicy::Mode::kNone && !QuantiseWeights(lane, n, tileMax, step.newMax)) {
             return ZeroWeights(s, padded);
         }
@@ -1223,28 +1231,25 @@ class TaskRunner {
     }
 
     // Update's exp pass for a lane of int16 weights (int8 P.V, KernelCall::int8PV): the weights of the tile,
-    // their int16 multiples of kWeightStep = the largest / 32767 and the sum of those in one pass, the largest
-    // being the weight of the tile's largest logit, e^(tileMax - newMax), the same bits the pass gives that
-    // key, known before it (a pass for the largest weight and two horizontal sums per lane and tile cost about
-    // a third of the dot instructions' count). l sums the rounded weights, exactly those the product uses. A
-    // weight is off by at most half a step, 2^-16 of the tile's largest: over a tile of at most 32 keys at
-    // most 2^-11 of the tile's sum, the bound of ATB's own fp16 P (docs/decisions.md). False where the largest
-    // is not positive and finite (a NaN or +inf logit, or weights that all underflow): the lane then keeps its
-    // fp32 weights (kWeightStep 0) and their sum.
-    bool RoundedUpdate(int lane, int32_t padded, float tileMax, const SoftmaxStep<float>& step) {
+    // their int16 multiples of kWeightStep = the largest / 32767 and, in tileSum, the sum of those, in one pass,
+    // the largest being the weight of the tile's largest logit, e^(tileMax - newMax), the same bits the pass
+    // gives that key, known before it (a pass for the largest weight and two horizontal sums per lane and tile
+    // cost about a third of the dot instructions' count). l sums the rounded weights, exactly those the
+    // product uses. A weight is off by at most half a step, 2^-16 of the tile's largest: over a tile of at most
+    // 32 keys at most 2^-11 of the tile's sum, the bound of ATB's own fp16 P (docs/decisions.md). False, with
+    // kWeightStep 0, where the largest is not positive and finite (a NaN or +inf logit, or weights that all
+    // underflow): the lane then keeps its fp32 weights and their sum.
+    bool RoundedWeights(int lane, int32_t padded, float tileMax, float newMax, float& tileSum) {
+        Field(kWeightStep)[lane] = 0.0f;
         if constexpr (Simd::kInt16Values) {
             using S = typename DependentSimd<kMasked>::Type;
-            const float largest = S::ExpOf(tileMax - step.newMax);
+            const float largest = S::ExpOf(tileMax - newMax);
             if (!(largest > 0.0f && largest <= 3e38f)) return false;
             const float weightStep = largest * (1.0f / 32767.0f);
-            const int32_t total = S::ExpToInt16(scores_ + int64_t{lane} * kTileKeys, padded, step.newMax,
+            const int32_t total = S::ExpToInt16(scores_ + int64_t{lane} * kTileKeys, padded, newMax,
                                                 1.0f / weightStep, int16Weights_ + int64_t{lane} * kTileKeys);
             Field(kWeightStep)[lane] = weightStep;
-            Field(kSum)[lane] = Field(kSum)[lane] * step.rescale + static_cast<float>(total) * weightStep;
-            Field(kMax)[lane] = step.newMax;
-            // int8 values are finite: a zero weight adds exactly nothing, so the lane's keys need no skipping
-            // (ItemAccumulate) even where a block falls back to the fp32 weights.
-            Field(kZeroWeight)[lane] = 0.0f;
+            tileSum = static_cast<float>(total) * weightStep;
             return true;
         }
         return false;

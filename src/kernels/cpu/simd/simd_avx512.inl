@@ -188,22 +188,19 @@ struct Simd {
     static constexpr bool kInt16Values = true;
 
     // out[c] = x[c] * factor rounded to the nearest integer (ties to even), for c < n, n a multiple of 16; the
-    // products lie within the int16 range. Returns the sum of out (exact where it stays below 2^24).
-    static float ToInt16(const float* x, float factor, int n, int16_t* out) {
+    // products lie within the int16 range.
+    static void ToInt16(const float* x, float factor, int n, int16_t* out) {
         const V f = Set(factor);
-        __m512i total = _mm512_setzero_si512();
         for (int c = 0; c < n; c += 16) {
             const __m512i rounded = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x + c), f));
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c), _mm512_cvtepi32_epi16(rounded));
-            total = _mm512_add_epi32(total, rounded);
         }
-        return static_cast<float>(_mm512_reduce_add_epi32(total));
     }
 
     // Exp(x) of one value: the same bits Exp gives x in any lane.
     static float ExpOf(float x) { return _mm512_cvtss_f32(Exp(Set(x))); }
 
-    // The int8 P.V's weights in one pass (TaskRunner::RoundedUpdate): s[c] = Exp(s[c] - shift) for c < n (n a
+    // The int8 P.V's weights in one pass (TaskRunner::RoundedWeights): s[c] = Exp(s[c] - shift) for c < n (n a
     // multiple of 16) and out[c] = s[c] * factor rounded to the nearest integer (ties to even), saturated to
     // int16 (factor = 32767 / the largest weight: the saturation guards only an exp that is not monotone by an
     // ulp). Returns the sum of out (exact: the tile's keys times at most 2^15).
