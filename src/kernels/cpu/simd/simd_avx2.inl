@@ -149,7 +149,7 @@ struct Simd {
     // adds two exact int16 x int8 products (each below 2^22) into an int32 lane, VPADDD adds that to the lane's
     // sum, which holds dim / 8 products: exact for any head size below 4096. Blocks of 3-4 lanes take 2 keys
     // (8 sums, 2 widened key rows, a query row and a product in 12 of the 16 registers), narrower ones 4; each
-    // block's sums go through reduce(a, out, ldo) (ReduceDots, attention_kernel.inl).
+    // block's sums go through reduce(a, out, ldo) (ReduceDots, register_blocks.inl).
     template <int NL, class Rows, class Reduce>
     static void Int16Dots(const int16_t* q, int64_t ldq, const Rows& keys, int32_t m, int dim, float* out,
                           int64_t ldo, Reduce reduce) {

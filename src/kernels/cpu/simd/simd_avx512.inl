@@ -223,7 +223,7 @@ struct Simd {
     // int16 x int8 products (each below 2^22) to an int32 lane, which holds dim / 16 of them: exact for any
     // head size below 8192. The blocks stay in this target("avx512vnni") function (called per block, they ran
     // 1.14x the time) and so do their reductions: blocks of 4 lanes x 4 keys sum in int32 (exact) and convert
-    // the 16 dots at once, narrower ones go through reduce(a, out, ldo) (ReduceDots, attention_kernel.inl).
+    // the 16 dots at once, narrower ones go through reduce(a, out, ldo) (ReduceDots, register_blocks.inl).
     template <int NL, class Rows, class Reduce>
     __attribute__((target("avx512vnni"))) static void Int16Dots(const int16_t* q, int64_t ldq, const Rows& keys,
                                                                 int32_t m, int dim, float* out, int64_t ldo,
