@@ -185,6 +185,46 @@ TEST(PaDequantSpreadWeights, MeetThePrecisionStandardOnEveryPath) {
     ExpectDequantMatches(l, d, rng);
 }
 
+// int8 values under logits whose groups of 32 keys lie far apart within each tile of 128 (a mask adding 0,
+// -3, -95 and -120 to the groups in turn, one group further on in each tile, plus noise in [-1, 1]): where
+// the CPU path takes P.V by int16 dot products (cpu:avx512 with AVX512-VNNI, GQA 4), a tile rounds each
+// group's weights to the group's own step and takes zeros for a group whose weights are negligible (e^-95) or
+// underflow (e^-120); every output meets the precision standard on every path.
+TEST(PaDequantGroupedWeights, MeetThePrecisionStandardOnEveryPath) {
+    std::mt19937_64 rng(1021);
+    PaLogical l = DecodeLogical(8, 2, 64, 16, {300, 130, 1, 77}, ACL_FLOAT16);
+    l.cacheDtype = ACL_INT8;
+    l.param.quantType = Param::TYPE_DEQUANT_FUSION;
+    l.param.maskType = Param::MASK_TYPE_ALIBI;
+    l.param.qkScale = 0.05f;
+    FillRandom(l, rng);
+    const int64_t channels = l.KvHeads() * l.headDim;
+    Descales d;
+    d.kScale = RandomValues(ACL_FLOAT, channels, 0.1, 0.6, rng);
+    d.vScale = RandomValues(ACL_FLOAT, channels, -0.6, 0.6, rng);
+    d.kOffset.assign(channels, 0.0);
+    d.vOffset.assign(channels, 0.0);
+    l.extra["kDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.kScale);
+    l.extra["vDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.vScale);
+    const int64_t cols = 300;
+    const double groupTerms[4] = {0.0, -3.0, -95.0, -120.0};
+    std::vector<double> m = RandomValues(ACL_FLOAT, 4 * l.Heads() * cols, -1, 1, rng);
+    for (size_t i = 0; i < m.size(); ++i) {
+        const int64_t key = static_cast<int64_t>(i) % cols;
+        const double term = m[i] + groupTerms[(key / 32 + key / 128) % 4];
+        m[i] = static_cast<double>(core::HalfToFloat(core::DoubleToHalf(term)));  // as the fp16 mask holds it
+    }
+    l.extra["mask"] = ValuesTensor(ACL_FLOAT16, {4, l.Heads(), 1, cols}, m);
+    TestCall call = BuildCall(l, rng);
+    PaFormula f = DequantFormula(l, d);
+    const auto dequantLogit = f.logit;
+    f.logit = [&](const PaIndex& at) {
+        return dequantLogit(at) + m[(at.b * l.Heads() + at.h) * cols + at.j];
+    };
+    ExpectReferenceMatches(call, DirectAttention(l, f));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
+}
+
 // A query channel that is NaN or infinite over int8 keys (heads of 64 channels, 4 query heads per kv head: on
 // cpu:avx2, and on cpu:avx512 where the CPU has AVX512-VNNI, the row runner takes such keys' dots in int16,
 // rounding each query once) gives its row the reference's class of result on every path: the queries of that

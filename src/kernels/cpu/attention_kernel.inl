@@ -52,13 +52,14 @@ inline int32_t SubTileKeys(const KvView& key, int32_t itemCount) {
 // of up to 32 lanes (4-token steps of GQA 4-8) read in place there: 0.81-0.95x the time (BENCHMARKS.md). (int8
 // keys on int16 dots are read in place by items of any width: TaskRunner's QuantiseQueries.)
 constexpr int kDirectLanes = kW == 16 ? 8 * kBlockLanes : 2 * kBlockLanes;
-// Items of at least this many lanes whose K and V rows are read in place and whose weights stay fp32 take
-// tiles of kTileKeys keys instead of kL1TileKeys: each lane's softmax step (a pass for the maximum, one for the
-// exp, their two horizontal reductions, the acc rescale) is per tile, and a tile's row addresses and mask
-// checks too, so 4 to 32 lanes (GQA 4-8 decode, 4-token steps of GQA 4-7) spend a quarter as often on them:
-// on the Zen 4 host of BENCHMARKS.md fp16 4-token steps 0.90-0.96x the time, GQA 28/4 one-token steps
-// 0.95-1.01x, GQA 32/8 ones 0.94-1.00x (with kRequestDistance). int8 P.V on int16 weights keeps kL1TileKeys:
-// the weights' rounding bound is per tile (RoundedWeights).
+// Items of at least this many lanes whose K and V rows are read in place take tiles of kTileKeys keys instead
+// of kL1TileKeys: each lane's softmax step (a pass for the maximum, one for the exp, their two horizontal
+// reductions, the acc rescale) is per tile, and a tile's row addresses and mask checks too, so 4 to 32 lanes
+// (GQA 4-8 decode, 4-token steps of GQA 4-7) spend a quarter as often on them: on the Zen 4 host of
+// BENCHMARKS.md fp16 4-token steps 0.90-0.96x the time, GQA 28/4 one-token steps 0.95-1.01x, GQA 32/8 ones
+// 0.94-1.00x (with kRequestDistance). int8 P.V on int16 weights rounds each group of kL1TileKeys keys to its
+// own step (RoundedWeights), so it takes such tiles where its sub-tiles cannot straddle two groups: int8 GQA
+// rows 0.92-0.99x the time.
 constexpr int kWideTileLanes = 4;
 // How many keys ahead of the tile's first one its requests start (TileRows): a whole tile for tiles of
 // kL1TileKeys, half of one for those of kTileKeys. GQA 32/8 one-token steps (4 lanes) took 1.00-1.09x the
@@ -69,6 +70,10 @@ constexpr int32_t kRequestDistance = 64;
 // GQA 4 and 7 decode 0.91-0.93x the time of the fp32 FMAs; one lane (MHA) 1.02-1.05x and two (GQA 2)
 // 1.07x, where each lane's chain of dot products waits on the one before (BENCHMARKS.md).
 constexpr int kMinInt16ValueLanes = 3;
+// int16 weights (RoundedWeights) of a group whose largest is below this, relative to the lane's largest weight
+// so far (1, which its sum holds), are zeros: they add at most 2^-95 of the sum (32 keys), where the group's step
+// would be subnormal and its inverse overflow.
+constexpr float kNegligibleWeight = 0x1p-100f;
 
 // n values to out (of dtype Out, converted by store) in whole vectors; the last partial vector goes through a
 // copy, so nothing past the row is written.
@@ -158,7 +163,7 @@ class TaskRunner {
                             ? reinterpret_cast<int16_t*>(scratch + call.layout.int16Weights)
                             : nullptr),
           tileKeys_(rowTiles && call.tileKeys == kL1TileKeys && itemLanes_ >= kWideTileLanes && directKeys_ &&
-                            directValues_ && int16Weights_ == nullptr
+                            directValues_ && (int16Weights_ == nullptr || kL1TileKeys % subKeys_ == 0)
                         ? kTileKeys
                         : call.tileKeys),
           next_(next) {}
@@ -689,7 +694,7 @@ class TaskRunner {
     template <class Rows>
     bool Int16Accumulate(int lane, int count, int32_t m, int32_t t0, const Rows& values) {
         using S = typename DependentSimd<kMasked>::Type;
-        const float* step = Field(kWeightStep) + lane;
+        const float* step = Field(static_cast<LaneField>(kWeightStep + t0 / kL1TileKeys)) + lane;
         for (int l = 0; l < count; ++l) {
             if (step[l] == 0.0f) return false;
         }
@@ -848,10 +853,16 @@ class TaskRunner {
         const int32_t padded = (n + kW - 1) / kW * kW;
         V top = Simd::Set(kNegInf);
         bool nan = false;
-        for (int32_t i = 0; i < padded; i += kW) {
-            const V x = Simd::Load(s + i);
-            nan = nan || Simd::AnyNaN(x);
-            top = Simd::Max(top, x);
+        float groupMax[kWeightGroups];  // of each group of kL1TileKeys keys, for int16 weights (RoundedWeights)
+        for (int32_t g0 = 0; g0 < padded; g0 += kL1TileKeys) {
+            V groupTop = Simd::Set(kNegInf);
+            for (int32_t i = g0; i < padded && i < g0 + kL1TileKeys; i += kW) {
+                const V x = Simd::Load(s + i);
+                nan = nan || Simd::AnyNaN(x);
+                groupTop = Simd::Max(groupTop, x);
+            }
+            top = Simd::Max(top, groupTop);
+            if (int16Weights_ != nullptr) groupMax[g0 / kL1TileKeys] = Simd::ReduceMax(groupTop);
         }
         const float tileMax = nan ? __builtin_nanf("") : Simd::ReduceMax(top);
         const SoftmaxStep<float> step = StepSoftmax(Field(kMax)[lane], tileMax);
@@ -867,7 +878,8 @@ class TaskRunner {
                 Simd::Store(acc + c, Simd::Mul(Simd::Load(acc + c), r));
         }
         float tileSum = 0.0f;
-        const bool rounded = int16Weights_ != nullptr && RoundedWeights(lane, padded, tileMax, step.newMax, tileSum);
+        const bool rounded =
+            int16Weights_ != nullptr && !nan && RoundedWeights(lane, n, groupMax, step.newMax, tileSum);
         if (!rounded) {
             const V shift = Simd::Set(step.newMax);
             V sum = Simd::Zero();
@@ -899,36 +911,63 @@ class TaskRunner {
         return true;
     }
 
-    // Update's exp pass for a lane of int16 weights (int8 P.V, KernelCall::int8PV): the weights of the tile,
-    // their int16 multiples of kWeightStep = the largest / 32767 and, in tileSum, the sum of those, in one pass,
-    // the largest being the weight of the tile's largest logit, e^(tileMax - newMax), the same bits the pass
-    // gives that key, known before it (a pass for the largest weight and two horizontal sums per lane and tile
-    // cost about a third of the dot instructions' count). l sums the rounded weights, exactly those the
-    // product uses. A weight is off by at most half a step, 2^-16 of the tile's largest: over a tile of at most
-    // 32 keys at most 2^-11 of the tile's sum, the bound of ATB's own fp16 P (docs/decisions.md). False, with
-    // kWeightStep 0, where the largest is not positive and finite (a NaN or +inf logit, or weights that all
-    // underflow): the lane then keeps its fp32 weights and their sum.
-    bool RoundedWeights(int lane, int32_t padded, float tileMax, float newMax, float& tileSum) {
-        Field(kWeightStep)[lane] = 0.0f;
+    // Update's exp pass for a lane of int16 weights (int8 P.V, KernelCall::int8PV), per group of kL1TileKeys
+    // keys of the tile (groupMax: the group's largest logit): the group's weights, their int16 multiples of its
+    // step (kWeightStep + group) = the largest / 32767 and the sum of those, in one pass, the largest being the
+    // weight of the group's largest logit, e^(groupMax - newMax), the same bits the pass gives that key, known
+    // before it (a pass for the largest weight and two horizontal sums per lane and group cost about a third
+    // of the dot instructions' count); tileSum sums the groups'. l sums the rounded weights, exactly those the
+    // product uses. A weight is off by at most half a step, 2^-16 of its group's largest: over a group of at
+    // most 32 keys at most 2^-11 of the group's sum, so at most 2^-11 of the tile's, the bound of ATB's own
+    // fp16 P (docs/decisions.md). A group whose largest weight is below kNegligibleWeight (2^-100 of the
+    // lane's largest so far, which the sum holds) takes zeros: its step would be subnormal, its inverse inf.
+    // False, with every step 0, where a group's largest is not finite (a +inf logit): the lane then keeps its
+    // fp32 weights and their sum.
+    bool RoundedWeights(int lane, int32_t n, const float* groupMax, float newMax, float& tileSum) {
+        const int groups = (n + kL1TileKeys - 1) / kL1TileKeys;
+        for (int g = 0; g < kWeightGroups; ++g)
+            Field(static_cast<LaneField>(kWeightStep + g))[lane] = 0.0f;
         if constexpr (Simd::kInt16Values) {
             using S = typename DependentSimd<kMasked>::Type;
-            const float largest = S::ExpOf(tileMax - newMax);
-            if (!(largest > 0.0f && largest <= 3e38f)) return false;
-            const float weightStep = largest * (1.0f / 32767.0f);
-            const int32_t total = S::ExpToInt16(scores_ + int64_t{lane} * kTileKeys, padded, newMax,
-                                                1.0f / weightStep, int16Weights_ + int64_t{lane} * kTileKeys);
-            Field(kWeightStep)[lane] = weightStep;
-            tileSum = static_cast<float>(total) * weightStep;
+            float largest[kWeightGroups];
+            for (int g = 0; g < groups; ++g) {
+                largest[g] = S::ExpOf(groupMax[g] - newMax);
+                if (!(largest[g] >= 0.0f && largest[g] <= 3e38f)) return false;
+            }
+            float* s = scores_ + int64_t{lane} * kTileKeys;
+            int16_t* w = int16Weights_ + int64_t{lane} * kTileKeys;
+            tileSum = 0.0f;
+            for (int g = 0, g0 = 0; g < groups; ++g, g0 += kL1TileKeys) {
+                const int32_t padded = ((n - g0 < kL1TileKeys ? n - g0 : kL1TileKeys) + kW - 1) / kW * kW;
+                float& step = Field(static_cast<LaneField>(kWeightStep + g))[lane];
+                if (largest[g] < kNegligibleWeight) {
+                    ZeroGroup(s + g0, w + g0, padded);
+                    step = 1.0f;
+                    continue;
+                }
+                step = largest[g] * (1.0f / 32767.0f);
+                const int32_t total = S::ExpToInt16(s + g0, padded, newMax, 1.0f / step, w + g0);
+                tileSum += static_cast<float>(total) * step;
+            }
             return true;
         }
         return false;
+    }
+
+    // Weights 0 (fp32 and int16) for `padded` keys.
+    static void ZeroGroup(float* s, int16_t* w, int32_t padded) {
+        for (int32_t i = 0; i < padded; ++i) {
+            s[i] = 0.0f;
+            w[i] = 0;
+        }
     }
 
     void ZeroInt16Weights(int lane, int32_t padded) {
         int16_t* w = int16Weights_ + int64_t{lane} * kTileKeys;
         for (int32_t i = 0; i < padded; ++i)
             w[i] = 0;
-        Field(kWeightStep)[lane] = 1.0f;
+        for (int g = 0; g < kWeightGroups; ++g)
+            Field(static_cast<LaneField>(kWeightStep + g))[lane] = 1.0f;
     }
 
     static bool ZeroWeights(float* s, int32_t padded) {

@@ -122,8 +122,10 @@ inline constexpr int64_t kQueryTagFloats = sizeof(QueryTag) / sizeof(float);
 
 // Per-lane arrays of ScratchLayout::lane: logit = ((dot + kDotBias) * kDotMul + razor * kRazorMul) *
 // kPostMul, the dot taken with the query times kQueryMul; kZeroWeight is 1 where the lane has a weight of 0
-// in the current tile, else 0; kWeightStep is the step of the lane's int16 weights in the current tile
-// (int8PV), 0 where it keeps fp32 weights.
+// in the current tile, else 0; kWeightStep is the first of kWeightGroups fields, the steps of the lane's
+// int16 weights (int8PV) in each group of kL1TileKeys keys of the current tile, 0 where it keeps fp32
+// weights.
+inline constexpr int kWeightGroups = kTileKeys / kL1TileKeys;
 enum LaneField {
     kMax,
     kSum,
@@ -136,7 +138,7 @@ enum LaneField {
     kQueryMul,
     kQueryStep,
     kWeightStep,
-    kLaneFields
+    kLaneFields = kWeightStep + kWeightGroups
 };
 inline constexpr int kLaneColumnFields = 10;  // the column runner's per-lane arrays (attention_columns.inl)
 
@@ -221,11 +223,11 @@ struct KernelCall {
     // channels, a multiple of 32 and below 4096 (the int32 sums stay exact), without unfolded scales (read in
     // place). cpu:avx2 runs them on VPMADDWD; cpu:avx512 clears the flag where the CPU lacks AVX512-VNNI.
     bool int8Dots = false;
-    // The row runner may take P.V of int8 values by int16 dot products, each lane's weights of a tile rounded
-    // to int16 steps of the tile's largest / 32767 (docs/decisions.md): the values are int8 rows of
-    // contiguous channels, a multiple of 32, without unfolded scales (read in place), and nothing quantises
-    // the weights otherwise (QKV quant). cpu:avx512 only (Simd::kInt16Values), which clears the flag where
-    // the CPU lacks AVX512-VNNI.
+    // The row runner may take P.V of int8 values by int16 dot products, each lane's weights of a group of
+    // kL1TileKeys keys rounded to int16 steps of the group's largest / 32767 (docs/decisions.md): the values
+    // are int8 rows of contiguous channels, a multiple of 32, without unfolded scales (read in place), and
+    // nothing quantises the weights otherwise (QKV quant). cpu:avx512 only (Simd::kInt16Values), which clears
+    // the flag where the CPU lacks AVX512-VNNI.
     bool int8PV = false;
     // Items of this many lanes or more run in the column runner: kColumnItemLanes, or kMinColumnItemLanes
     // where the path sets it: cpu:avx512 where bf16Dots holds (its dot products pay for the columns from one
