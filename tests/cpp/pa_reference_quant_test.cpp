@@ -83,23 +83,47 @@ void PrintTo(const DequantCase& c, std::ostream* out) {
 
 class PaDequantTest : public testing::TestWithParam<DequantCase> {};
 
-// DequantFormula with an ALIBI [B, H, 1, S] mask.
-TEST_P(PaDequantTest, DequantisesPerChannelOfTheKvHead) {
-    const DequantCase& dc = GetParam();
-    std::mt19937_64 rng(600 + dc.heads + (dc.offsets ? 50 : 0));
-    PaLogical l = DecodeLogical(dc.heads, dc.kvHeads, 32, 16, {35, 1, 20}, dc.q);
+// l as an int8 DEQUANT_FUSION decode under an ALIBI mask (qkScale 0.05), filled at random, with its descales
+// drawn into d (keys 0.1-0.6, values -0.6-0.6) and zero offsets.
+PaLogical AlibiDequantLogical(PaLogical l, Descales& d, std::mt19937_64& rng) {
     l.cacheDtype = ACL_INT8;
     l.param.quantType = Param::TYPE_DEQUANT_FUSION;
-    l.param.hasQuantOffset = dc.offsets;
     l.param.maskType = Param::MASK_TYPE_ALIBI;
     l.param.qkScale = 0.05f;
     FillRandom(l, rng);
     const int64_t channels = l.KvHeads() * l.headDim;
-    Descales d;
     d.kScale = RandomValues(ACL_FLOAT, channels, 0.1, 0.6, rng);
     d.vScale = RandomValues(ACL_FLOAT, channels, -0.6, 0.6, rng);
     d.kOffset.assign(channels, 0.0);
     d.vOffset.assign(channels, 0.0);
+    return l;
+}
+
+// The call of l (its descale tensors set) whose ALIBI mask [B, H, 1, cols] holds m as `dtype`: the reference
+// and every CPU path match DequantFormula with m added to each logit.
+void ExpectMaskedDequantMatches(PaLogical& l, const Descales& d, aclDataType dtype,
+                                const std::vector<double>& m, int64_t cols, std::mt19937_64& rng) {
+    const int64_t batch = static_cast<int64_t>(m.size()) / (l.Heads() * cols);
+    l.extra["mask"] = ValuesTensor(dtype, {batch, l.Heads(), 1, cols}, m);
+    TestCall call = BuildCall(l, rng);
+    PaFormula f = DequantFormula(l, d);
+    const auto dequantLogit = f.logit;
+    f.logit = [&](const PaIndex& at) {
+        return dequantLogit(at) + m[(at.b * l.Heads() + at.h) * cols + at.j];
+    };
+    ExpectReferenceMatches(call, DirectAttention(l, f));
+    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
+}
+
+// DequantFormula with an ALIBI [B, H, 1, S] mask.
+TEST_P(PaDequantTest, DequantisesPerChannelOfTheKvHead) {
+    const DequantCase& dc = GetParam();
+    std::mt19937_64 rng(600 + dc.heads + (dc.offsets ? 50 : 0));
+    PaLogical base = DecodeLogical(dc.heads, dc.kvHeads, 32, 16, {35, 1, 20}, dc.q);
+    base.param.hasQuantOffset = dc.offsets;
+    Descales d;
+    PaLogical l = AlibiDequantLogical(base, d, rng);
+    const int64_t channels = l.KvHeads() * l.headDim;
     const auto descale = [&](const std::vector<double>& v) {
         return dc.descale == ACL_INT64 ? Int64Descale(v) : ValuesTensor(ACL_FLOAT, {channels}, v);
     };
@@ -116,15 +140,7 @@ TEST_P(PaDequantTest, DequantisesPerChannelOfTheKvHead) {
     }
     const int64_t cols = 35;
     const std::vector<double> m = RandomValues(dc.q, 3 * l.Heads() * cols, -2, 2, rng);
-    l.extra["mask"] = ValuesTensor(dc.q, {3, l.Heads(), 1, cols}, m);
-    TestCall call = BuildCall(l, rng);
-    PaFormula f = DequantFormula(l, d);
-    const auto dequantLogit = f.logit;
-    f.logit = [&](const PaIndex& at) {
-        return dequantLogit(at) + m[(at.b * l.Heads() + at.h) * cols + at.j];
-    };
-    ExpectReferenceMatches(call, DirectAttention(l, f));
-    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
+    ExpectMaskedDequantMatches(l, d, dc.q, m, cols, rng);
 }
 
 // Queries whose channels span six orders of magnitude (one channel per query row and head 10^3 times the
@@ -192,18 +208,9 @@ TEST(PaDequantSpreadWeights, MeetThePrecisionStandardOnEveryPath) {
 // underflow (e^-120); every output meets the precision standard on every path.
 TEST(PaDequantGroupedWeights, MeetThePrecisionStandardOnEveryPath) {
     std::mt19937_64 rng(1021);
-    PaLogical l = DecodeLogical(8, 2, 64, 16, {300, 130, 1, 77}, ACL_FLOAT16);
-    l.cacheDtype = ACL_INT8;
-    l.param.quantType = Param::TYPE_DEQUANT_FUSION;
-    l.param.maskType = Param::MASK_TYPE_ALIBI;
-    l.param.qkScale = 0.05f;
-    FillRandom(l, rng);
-    const int64_t channels = l.KvHeads() * l.headDim;
     Descales d;
-    d.kScale = RandomValues(ACL_FLOAT, channels, 0.1, 0.6, rng);
-    d.vScale = RandomValues(ACL_FLOAT, channels, -0.6, 0.6, rng);
-    d.kOffset.assign(channels, 0.0);
-    d.vOffset.assign(channels, 0.0);
+    PaLogical l = AlibiDequantLogical(DecodeLogical(8, 2, 64, 16, {300, 130, 1, 77}, ACL_FLOAT16), d, rng);
+    const int64_t channels = l.KvHeads() * l.headDim;
     l.extra["kDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.kScale);
     l.extra["vDescale"] = ValuesTensor(ACL_FLOAT, {channels}, d.vScale);
     const int64_t cols = 300;
@@ -214,15 +221,7 @@ TEST(PaDequantGroupedWeights, MeetThePrecisionStandardOnEveryPath) {
         const double term = m[i] + groupTerms[(key / 32 + key / 128) % 4];
         m[i] = static_cast<double>(core::HalfToFloat(core::DoubleToHalf(term)));  // as the fp16 mask holds it
     }
-    l.extra["mask"] = ValuesTensor(ACL_FLOAT16, {4, l.Heads(), 1, cols}, m);
-    TestCall call = BuildCall(l, rng);
-    PaFormula f = DequantFormula(l, d);
-    const auto dequantLogit = f.logit;
-    f.logit = [&](const PaIndex& at) {
-        return dequantLogit(at) + m[(at.b * l.Heads() + at.h) * cols + at.j];
-    };
-    ExpectReferenceMatches(call, DirectAttention(l, f));
-    ExpectCpuPaths(call, l.headDimV, MaxContext(l));
+    ExpectMaskedDequantMatches(l, d, ACL_FLOAT16, m, cols, rng);
 }
 
 // A query channel that is NaN or infinite over int8 keys (heads of 64 channels, 4 query heads per kv head: on
