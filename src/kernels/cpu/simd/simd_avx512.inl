@@ -203,7 +203,7 @@ struct Simd {
     // The int8 P.V's weights in one pass (TaskRunner::RoundedWeights): s[c] = Exp(s[c] - shift) for c < n (n a
     // multiple of 16) and out[c] = s[c] * factor rounded to the nearest integer (ties to even), saturated to
     // int16 (factor = 32767 / the largest weight: the saturation guards only an exp that is not monotone by an
-    // ulp). Returns the sum of out (exact: the tile's keys times at most 2^15).
+    // ulp). Returns the sum of out (exact: n values of at most 2^15).
     static int32_t ExpToInt16(float* s, int n, float shift, float factor, int16_t* out) {
         const V f = Set(factor), minus = Set(shift);
         __m512i total = _mm512_setzero_si512();
