@@ -81,7 +81,7 @@ ATBX_INLINE void DotBlock(const float* q, int64_t ldq, const Rows& k, int32_t t,
         for (int i = 0; i < NK; ++i)
             k.Request(t + i, c);
         for (int l = 0; l < NL; ++l) {
-            const V x = Simd::Load(q + l * ldq + c);
+            const V x = Simd::InRegister(Simd::Load(q + l * ldq + c));
             for (int i = 0; i < NK; ++i)
                 a[l][i] = Simd::MulAdd(x, key[i], a[l][i]);
         }
