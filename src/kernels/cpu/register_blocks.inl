@@ -66,6 +66,14 @@ ATBX_INLINE void ReduceDots(const V (&a)[NL][NK], float* out, int64_t ldo) {
     }
 }
 
+// A vector that several products share, in a register on ISAs whose Simd has InRegister (AVX2: simd_avx2.inl
+// says why); the others keep such loads in registers already.
+template <class S = Simd>
+ATBX_INLINE V LoadShared(const float* p) {
+    if constexpr (requires(V v) { S::InRegister(v); }) return S::InRegister(S::Load(p));
+    return S::Load(p);
+}
+
 // out[l * ldo + i] = q_l . k_(t + i) for NL lanes (rows `ldq` apart) and NK keys.
 template <int NL, int NK, class Rows>
 ATBX_INLINE void DotBlock(const float* q, int64_t ldq, const Rows& k, int32_t t, int dimPad, float* out, int64_t ldo) {
@@ -81,7 +89,7 @@ ATBX_INLINE void DotBlock(const float* q, int64_t ldq, const Rows& k, int32_t t,
         for (int i = 0; i < NK; ++i)
             k.Request(t + i, c);
         for (int l = 0; l < NL; ++l) {
-            const V x = Simd::InRegister(Simd::Load(q + l * ldq + c));
+            const V x = LoadShared(q + l * ldq + c);
             for (int i = 0; i < NK; ++i)
                 a[l][i] = Simd::MulAdd(x, key[i], a[l][i]);
         }

@@ -10,8 +10,8 @@ struct Simd {
     static V Load(const float* p) { return _mm256_loadu_ps(p); }
     // v held in a register for the products that share it (a lane's query vector, used for every key of a
     // DotBlock). Compilers otherwise fold the load into each product as a memory operand, one load per product,
-    // and the fp32 dot blocks are then bound by the loads (two per cycle): fp16 and bf16 GQA decode 0.93-0.96x
-    // the time with the queries held. The int16 dot blocks ran 1.04-1.10x the time with theirs held: not there.
+    // and the fp32 dot blocks of 3-4 lanes are then bound by the loads (two per cycle): fp16 GQA decode
+    // 0.91-0.98x the time with the queries held. The int16 dot blocks ran 1.04-1.10x the time with theirs held.
     static V InRegister(V v) {
         asm("" : "+x"(v));
         return v;

@@ -9,7 +9,6 @@ struct Simd {
     static V Zero() { return _mm512_setzero_ps(); }
     static V Set(float x) { return _mm512_set1_ps(x); }
     static V Load(const float* p) { return _mm512_loadu_ps(p); }
-    static V InRegister(V v) { return v; }  // shared loads stay in registers here already (simd_avx2.inl)
     static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
     static V Add(V a, V b) { return _mm512_add_ps(a, b); }
     static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }

@@ -8,7 +8,6 @@ struct Simd {
     static V Zero() { return 0.0f; }
     static V Set(float x) { return x; }
     static V Load(const float* p) { return *p; }
-    static V InRegister(V v) { return v; }
     static void Store(float* p, V v) { *p = v; }
     static V Add(V a, V b) { return a + b; }
     static V Sub(V a, V b) { return a - b; }
