@@ -4,9 +4,11 @@
 // dtype, layout and dequantisation) or from the cache in place, converted in registers (CacheRows, where
 // DirectRows allows).
 
-template <class Element, class Loader>
+// n elements of src as fp32 at dst: dequantised where `scale` is given, times `factor`. kChecked: *nonFinite
+// gathers x - x of every stored x (0, or NaN once one is inf or NaN), on the adder pipes beside the stores.
+template <class Element, bool kChecked = false, class Loader>
 ATBX_INLINE void ConvertSpanAs(const void* src, int n, const float* scale, const float* offset, float factor,
-                               float* dst, Loader load) {
+                               float* dst, Loader load, V* nonFinite = nullptr) {
     const auto* in = static_cast<const Element*>(src);
     const V f = Simd::Set(factor);
     int c = 0;
@@ -14,6 +16,7 @@ ATBX_INLINE void ConvertSpanAs(const void* src, int n, const float* scale, const
         V x = load(in + c);
         if (scale != nullptr) x = Simd::Mul(Simd::Add(x, Simd::Load(offset + c)), Simd::Load(scale + c));
         if (factor != 1.0f) x = Simd::Mul(x, f);
+        if constexpr (kChecked) *nonFinite = Simd::Add(*nonFinite, Simd::Sub(x, x));
         Simd::Store(dst + c, x);
     }
     if (c == n) return;
@@ -30,6 +33,7 @@ ATBX_INLINE void ConvertSpanAs(const void* src, int n, const float* scale, const
     V x = load(padded);
     if (scale != nullptr) x = Simd::Mul(Simd::Add(x, Simd::Load(offsetPad)), Simd::Load(scalePad));
     if (factor != 1.0f) x = Simd::Mul(x, f);
+    if constexpr (kChecked) *nonFinite = Simd::Add(*nonFinite, Simd::Sub(x, x));  // zero padding adds 0
     Simd::Store(out, x);
     for (int i = 0; c + i < n; ++i)
         dst[c + i] = out[i];
@@ -78,9 +82,9 @@ ATBX_INLINE void RequestRow(const char* row, int64_t bytes) {
 // lie a block's worth of slots apart and the slots of one tile side by side, so the rows are converted tile by
 // tile, each tile's slots in turn, every read running on along its tile. (Rows that DirectRows allows are read
 // in place instead; staged, NZ caches ran 2.4x the time per byte of contiguous ones.)
-template <class Element, class Loader>
+template <class Element, bool kChecked, class Loader>
 void ConvertTilesAs(const KvView& kv, const char* const* rows, int64_t head, int32_t n, const float* scale,
-                    const float* offset, float* dst, int64_t ld, Loader load, RowsAhead ahead) {
+                    const float* offset, float* dst, int64_t ld, Loader load, RowsAhead ahead, V* nonFinite) {
     const int64_t stride = kv.channelTileStride * kv.elementBytes;
     int64_t at = head;
     for (int c0 = 0; c0 < kv.headDim; c0 += kv.channelTile, at += stride) {
@@ -89,42 +93,52 @@ void ConvertTilesAs(const KvView& kv, const char* const* rows, int64_t head, int
         const float* tileOffset = offset != nullptr ? offset + c0 : nullptr;
         for (int32_t t = 0; t < n; ++t) {
             if (t < ahead.n) __builtin_prefetch(ahead.rows[t] + at, 0, 2);
-            ConvertSpanAs<Element>(rows[t] + at, count, tileScale, tileOffset, kv.shrink, dst + t * ld + c0, load);
+            ConvertSpanAs<Element, kChecked>(rows[t] + at, count, tileScale, tileOffset, kv.shrink, dst + t * ld + c0,
+                                             load, nonFinite);
         }
     }
 }
 
 // n rows of the item's kv head (addresses from RowAddresses) as fp32 rows `ld` floats apart: dequantised
 // where the view has scales, times the view's shrink; asks for the rows `ahead` meanwhile.
-template <class Element, class Loader>
+template <class Element, bool kChecked, class Loader>
 void ConvertRowsAs(const KvView& kv, const plan::WorkItem& item, const char* const* rows, int32_t n, float* dst,
-                   int64_t ld, Loader load, RowsAhead ahead) {
+                   int64_t ld, Loader load, RowsAhead ahead, V* nonFinite) {
     const float* scale = kv.scale != nullptr ? kv.scale + int64_t{item.logicalKvHead} * kv.headDim : nullptr;
     const float* offset = kv.offset != nullptr ? kv.offset + int64_t{item.logicalKvHead} * kv.headDim : nullptr;
     const int64_t head = item.kvHead * kv.headStride * kv.elementBytes;
-    if (kv.channelTile != 0) return ConvertTilesAs<Element>(kv, rows, head, n, scale, offset, dst, ld, load, ahead);
+    if (kv.channelTile != 0)
+        return ConvertTilesAs<Element, kChecked>(kv, rows, head, n, scale, offset, dst, ld, load, ahead, nonFinite);
     for (int32_t t = 0; t < n; ++t) {
         if (t < ahead.n) RequestRow(ahead.rows[t] + head, int64_t{kv.headDim} * kv.elementBytes);
-        ConvertSpanAs<Element>(rows[t] + head, kv.headDim, scale, offset, kv.shrink, dst + t * ld, load);
+        ConvertSpanAs<Element, kChecked>(rows[t] + head, kv.headDim, scale, offset, kv.shrink, dst + t * ld, load,
+                                         nonFinite);
     }
 }
 
-void ConvertRows(const KvView& kv, const plan::WorkItem& item, const char* const* rows, int32_t n, float* dst,
+// ConvertRowsAs for the view's dtype. kChecked: returns whether every converted value is finite (else true).
+template <bool kChecked = false>
+bool ConvertRows(const KvView& kv, const plan::WorkItem& item, const char* const* rows, int32_t n, float* dst,
                  int64_t ld, RowsAhead ahead = {}) {
+    V nonFinite = Simd::Zero();
     switch (kv.dtype) {
         case ACL_FLOAT16:
-            return ConvertRowsAs<uint16_t>(kv, item, rows, n, dst, ld,
-                                           [](const uint16_t* p) { return Simd::LoadHalf(p); }, ahead);
+            ConvertRowsAs<uint16_t, kChecked>(kv, item, rows, n, dst, ld,
+                                              [](const uint16_t* p) { return Simd::LoadHalf(p); }, ahead, &nonFinite);
+            break;
         case ACL_BF16:
-            return ConvertRowsAs<uint16_t>(kv, item, rows, n, dst, ld,
-                                           [](const uint16_t* p) { return Simd::LoadBf16(p); }, ahead);
+            ConvertRowsAs<uint16_t, kChecked>(kv, item, rows, n, dst, ld,
+                                              [](const uint16_t* p) { return Simd::LoadBf16(p); }, ahead, &nonFinite);
+            break;
         case ACL_INT8:
-            return ConvertRowsAs<int8_t>(kv, item, rows, n, dst, ld,
-                                         [](const int8_t* p) { return Simd::LoadInt8(p); }, ahead);
+            ConvertRowsAs<int8_t, kChecked>(kv, item, rows, n, dst, ld,
+                                            [](const int8_t* p) { return Simd::LoadInt8(p); }, ahead, &nonFinite);
+            break;
         default:
-            return ConvertRowsAs<float>(kv, item, rows, n, dst, ld,
-                                        [](const float* p) { return Simd::Load(p); }, ahead);
+            ConvertRowsAs<float, kChecked>(kv, item, rows, n, dst, ld,
+                                           [](const float* p) { return Simd::Load(p); }, ahead, &nonFinite);
     }
+    return !kChecked || !Simd::AnyNaN(nonFinite);
 }
 
 // Rows of a tile's keys or values as the arithmetic reads them, Load(t, c) giving channels [c, c + kW) of row
