@@ -1,16 +1,27 @@
 #include "bench/bench_table.h"
 
+#include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <sstream>
 
 namespace atbx::cli::bench {
 namespace {
 
+// A time in milliseconds with two decimals, or three significant digits below 1 ms: a 32-token cache write
+// takes a few microseconds, which two decimals would print as 0.01.
+std::string Milliseconds(double ms) {
+    const int leadingZeros = ms > 0.0 && ms < 1.0 ? -static_cast<int>(std::floor(std::log10(ms))) : 0;
+    std::ostringstream cell;
+    cell << std::fixed << std::setprecision(std::max(2, leadingZeros + 2)) << ms;
+    return cell.str();
+}
+
 std::string PeerCell(const nlohmann::json& peer) {
     if (!peer.is_object()) return "—";
     std::ostringstream cell;
-    cell << std::fixed << std::setprecision(2) << peer["ms"].get<double>() << " ms ("
-         << peer.value("name", std::string("peer")) << ")";
+    cell << Milliseconds(peer["ms"].get<double>()) << " ms (" << peer.value("name", std::string("peer"))
+         << ")";
     return cell.str();
 }
 
@@ -53,9 +64,9 @@ void PrintTable(std::ostream& out, const std::vector<RowResult>& rows,
         const RowSpec& s = *r.spec;
         out << std::fixed << std::setprecision(2) << "| " << s.op << " | " << s.shape << " | " << s.dtype
             << " | " << (s.cold ? "cold" : "warm") << " | " << r.timing.kernel << " | "
-            << r.timing.seconds * 1e3 << " | " << std::setprecision(3) << r.timing.setupSeconds * 1e3 << " | "
-            << std::setprecision(2) << r.kvGbs << " | " << r.gflops << " | " << std::setprecision(1)
-            << r.rooflinePct << " | " << r.limit << " | " << PeerCell(r.peer) << " | " << Ratio(r) << " |\n";
+            << Milliseconds(r.timing.seconds * 1e3) << " | " << Milliseconds(r.timing.setupSeconds * 1e3)
+            << " | " << r.kvGbs << " | " << r.gflops << " | " << std::setprecision(1) << r.rooflinePct
+            << " | " << r.limit << " | " << PeerCell(r.peer) << " | " << Ratio(r) << " |\n";
     }
     for (const SkippedRow& s : skipped)
         out << "skipped: " << s.spec->op << ' ' << s.spec->shape << ' ' << s.spec->dtype << ": " << s.reason
@@ -69,14 +80,15 @@ void PrintFeatureTable(std::ostream& out, const std::vector<RowResult>& rows) {
         const std::optional<double> ratio = KvByteTimeVsMain(r, rows);
         if (!ratio) continue;
         out << std::fixed << std::setprecision(2) << "| " << r.spec->feature << " | " << r.spec->dtype
-            << " | " << r.timing.kernel << " | " << r.timing.seconds * 1e3 << " | " << r.kvGbs << " | "
-            << std::setprecision(1) << r.rooflinePct << " | " << std::setprecision(2) << *ratio << "x |\n";
+            << " | " << r.timing.kernel << " | " << Milliseconds(r.timing.seconds * 1e3) << " | " << r.kvGbs
+            << " | " << std::setprecision(1) << r.rooflinePct << " | " << std::setprecision(2) << *ratio
+            << "x |\n";
     }
 }
 
 void PrintRowLine(std::ostream& out, const RowResult& r) {
-    out << std::fixed << std::setprecision(2) << r.timing.kernel << ' ' << r.timing.seconds * 1e3
-        << " ms (Setup " << std::setprecision(3) << r.timing.setupSeconds * 1e3 << std::setprecision(2)
+    out << std::fixed << std::setprecision(2) << r.timing.kernel << ' '
+        << Milliseconds(r.timing.seconds * 1e3) << " ms (Setup " << Milliseconds(r.timing.setupSeconds * 1e3)
         << " ms), " << r.kvGbs << " GB/s KV, " << r.gflops << " GFLOP/s, " << std::setprecision(1)
         << r.rooflinePct << " % of roofline (" << r.limit << ")";
     if (r.spec->cold)
