@@ -26,6 +26,8 @@
 #
 # Optional, for `atbx bench --peer torch` only: scripts/bench_setup.sh adds libopenblas0-pthread (PyTorch's
 # matmuls on an optimised BLAS, as a user's install would have).
+# Optional, for scripts/emulated_cpus.sh only (the tests on emulated CPUs without AVX-512 or AVX): qemu-user,
+# which that script installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
