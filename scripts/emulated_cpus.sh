@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs atbx on x86-64 CPUs this machine is not, under QEMU's user-mode emulator (Debian's qemu-user), so that
 # the paths a host lacks are still exercised end to end: the CPU features detected, the path the dispatcher
-# picks by itself, and the kernel tests of every path the emulated CPU has (each forced in turn; the others
-# skip, naming the missing feature). Opt-in, not part of scripts/test.sh: QEMU's translation runs the tests
-# some 20x slower than the host (docs/testing.md, "CPUs the machine is not").
+# picks by itself, the kernel tests of every path the emulated CPU has (each forced in turn; the others skip,
+# naming the missing feature) and the NumPy goldens through the CLI. Opt-in, not part of scripts/test.sh:
+# QEMU's translation runs the tests some 20x slower than the host (docs/testing.md, "CPUs the machine is not").
 #
-#   scripts/emulated_cpus.sh                      Haswell and Nehalem, the default kernel tests
+#   scripts/emulated_cpus.sh                      Haswell and Nehalem, the default tests
 #   scripts/emulated_cpus.sh --cpu Haswell        one CPU model (`qemu-x86_64 -cpu help` lists them)
 #   scripts/emulated_cpus.sh --filter 'Shapes/*'  other tests (a gtest filter)
 #
@@ -21,6 +21,11 @@ cd "$(dirname "$0")/.."
 cpus=()
 filter='Registry/*:Isa/*:Shapes/*:Groups/*:Heads/*:Descales/*:Modes/*:Catalogue/*:SelfAttention/SaValidCallTest*'
 filter+=':CpuCacheWrite*:StreamCopy*:NumericSemantics*:PaSpec*:PaMla*:PaMask*'
+goldens=(tests/python/test_pa_golden.py tests/python/test_pa_masks.py tests/python/test_pa_spec.py
+         tests/python/test_pa_quant.py tests/python/test_pa_mla.py tests/python/test_pa_nz.py
+         tests/python/test_pa_layouts.py tests/python/test_pa_compress.py tests/python/test_sa_pa_encoder.py
+         tests/python/test_sa_prefix.py tests/python/test_sa_flash.py tests/python/test_sa_quant.py
+         tests/python/test_rac.py tests/python/test_end_to_end.py)
 while (($# > 0)); do
     case "$1" in
         --cpu) cpus+=("$2"); shift 2 ;;
@@ -75,6 +80,13 @@ run_cpu() {
     # The dispatcher's own choice on a decode call, checked against the float64 reference.
     emulate "$cpu" "$atbx" demo --backend cpu --iterations 1 > "$logs/$cpu.demo" 2>&1 || status=1
     OMP_WAIT_POLICY=passive emulate "$cpu" "$tests" --gtest_filter="$filter" > "$logs/$cpu.tests" 2>&1 || status=1
+    # The NumPy goldens and the end-to-end test, through the CLI run on the model (on every path it has).
+    local cli="$logs/atbx-$cpu"
+    printf '#!/usr/bin/env bash\nexec qemu-x86_64 -cpu %s %s "$@" 2> >(grep -v "%s" >&2)\n' \
+        "$cpu" "$PWD/$atbx" "TCG doesn't support requested feature" > "$cli"
+    chmod +x "$cli"
+    OMP_WAIT_POLICY=passive .venv/bin/python -m pytest -q "${goldens[@]}" --atbx "$cli" \
+        > "$logs/$cpu.goldens" 2>&1 || status=1
     # A test instance of a path the model has must run, never skip.
     for path in $(expected_paths "$cpu"); do
         if grep -E "^\[  SKIPPED \] .*/$path( |$)" "$logs/$cpu.tests" >> "$logs/$cpu.problems"; then
@@ -101,6 +113,7 @@ for cpu in "${cpus[@]}"; do
     cat "$logs/$cpu.paths"
     grep -E "kernel cpu|^check" "$logs/$cpu.demo" || tail -n 3 "$logs/$cpu.demo"
     grep -E "^\[==========\] [0-9]+ tests|^\[  (PASSED|SKIPPED|FAILED)  ?\] [0-9]" "$logs/$cpu.tests" || true
+    tail -n 1 "$logs/$cpu.goldens"
     if [[ -s "$logs/$cpu.problems" ]]; then cat "$logs/$cpu.problems"; fi
     if ((status != 0)); then
         echo "$cpu: FAILED"
