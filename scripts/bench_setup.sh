@@ -11,17 +11,4 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 
 packages=(python3-torch libopenblas0-pthread)
-missing=()
-for package in "${packages[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$package")
-    fi
-done
-
-if ((${#missing[@]} > 0)); then
-    echo "bench_setup: installing ${missing[*]}"
-    sudo=""
-    if [[ "$(id -u)" -ne 0 ]]; then sudo="sudo"; fi
-    $sudo apt-get update
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
-fi
+scripts/install_packages.sh bench_setup "${packages[@]}"

@@ -36,13 +36,7 @@ done
 if ((${#cpus[@]} == 0)); then cpus=(Haswell Nehalem); fi
 
 scripts/setup.sh --deps-only
-if ! dpkg-query -W -f='${Status}' qemu-user 2>/dev/null | grep -q "install ok installed"; then
-    echo "emulated_cpus: installing qemu-user"
-    sudo=""
-    if [[ "$(id -u)" -ne 0 ]]; then sudo="sudo"; fi
-    $sudo apt-get update
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends qemu-user
-fi
+scripts/install_packages.sh emulated_cpus qemu-user
 scripts/build.sh release
 
 atbx=build/release/tools/atbx/atbx

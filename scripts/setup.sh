@@ -39,20 +39,7 @@ packages=(build-essential cmake ninja-build libgtest-dev nlohmann-json3-dev libc
           python3-matplotlib python3-threadpoolctl clang-14 libclang-rt-14-dev libomp-14-dev)
 pypi_packages=(nanobind==3.1.0 scikit-build-core==1.1.2 ml_dtypes==0.5.4 rich==15.0.0)
 
-missing=()
-for package in "${packages[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$package")
-    fi
-done
-
-if ((${#missing[@]} > 0)); then
-    echo "setup: installing ${missing[*]}"
-    sudo=""
-    if [[ "$(id -u)" -ne 0 ]]; then sudo="sudo"; fi
-    $sudo apt-get update
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
-fi
+scripts/install_packages.sh setup "${packages[@]}"
 
 # Debian's Python refuses pip installs (PEP 668): PyPI packages go into .venv. Debian's python3 explicitly,
 # whatever else is on PATH.
