@@ -26,11 +26,15 @@ goldens=(tests/python/test_pa_golden.py tests/python/test_pa_masks.py tests/pyth
          tests/python/test_pa_layouts.py tests/python/test_pa_compress.py tests/python/test_sa_pa_encoder.py
          tests/python/test_sa_prefix.py tests/python/test_sa_flash.py tests/python/test_sa_quant.py
          tests/python/test_rac.py tests/python/test_end_to_end.py)
+usage() {
+    echo "usage: scripts/emulated_cpus.sh [--cpu MODEL]... [--filter GTEST_FILTER]" >&2
+    exit 2
+}
 while (($# > 0)); do
     case "$1" in
-        --cpu) cpus+=("$2"); shift 2 ;;
-        --filter) filter="$2"; shift 2 ;;
-        *) echo "usage: scripts/emulated_cpus.sh [--cpu MODEL]... [--filter GTEST_FILTER]" >&2; exit 2 ;;
+        --cpu) (($# >= 2)) || usage; cpus+=("$2"); shift 2 ;;
+        --filter) (($# >= 2)) || usage; filter="$2"; shift 2 ;;
+        *) usage ;;
     esac
 done
 if ((${#cpus[@]} == 0)); then cpus=(Haswell Nehalem); fi
