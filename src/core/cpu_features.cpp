@@ -2,7 +2,10 @@
 
 #include <cpuid.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <iterator>
 
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -74,11 +77,88 @@ CpuFeatures Detect() {
     return f;
 }
 
+void HideAmx(CpuFeatures& f) {
+    f.amxBf16 = false;
+    f.amxInt8 = false;
+}
+
+void HideAvx512(CpuFeatures& f) {
+    f.avx512f = f.avx512bw = f.avx512vl = f.avx512dq = false;
+    f.avx512bf16 = f.avx512vnni = f.avx512fp16 = false;
+    HideAmx(f);
+}
+
+// What each name HideCpuFeatures knows hides.
+struct Hideable {
+    std::string_view name;
+    void (*hide)(CpuFeatures&);
+};
+constexpr Hideable kHideable[] = {
+    {"avx2",
+     [](CpuFeatures& f) {
+         f.avx2 = false;
+         HideAvx512(f);
+     }},
+    {"fma", [](CpuFeatures& f) { f.fma = false; }},
+    {"f16c", [](CpuFeatures& f) { f.f16c = false; }},
+    {"avx512", HideAvx512},
+    {"avx512bf16", [](CpuFeatures& f) { f.avx512bf16 = false; }},
+    {"avx512vnni", [](CpuFeatures& f) { f.avx512vnni = false; }},
+    {"avx512fp16", [](CpuFeatures& f) { f.avx512fp16 = false; }},
+    {"amx-bf16", [](CpuFeatures& f) { f.amxBf16 = false; }},
+    {"amx-int8", [](CpuFeatures& f) { f.amxInt8 = false; }},
+};
+
+struct HostDetection {
+    CpuFeatures features;
+    std::vector<std::string> unknownHidden;
+};
+
+const HostDetection& Host() {
+    static const HostDetection host = [] {
+        HostDetection h;
+        const char* hidden = std::getenv(kHideCpuFeaturesVariable);
+        h.features = HideCpuFeatures(Detect(), hidden != nullptr ? hidden : "", &h.unknownHidden);
+        return h;
+    }();
+    return host;
+}
+
 }  // namespace
 
-const CpuFeatures& HostCpu() {
-    static const CpuFeatures features = Detect();
+CpuFeatures HideCpuFeatures(CpuFeatures features, std::string_view names, std::vector<std::string>* unknown) {
+    constexpr std::string_view kSeparators = " ,";
+    for (size_t at = names.find_first_not_of(kSeparators); at != std::string_view::npos;
+         at = names.find_first_not_of(kSeparators, at)) {
+        const size_t end = std::min(names.find_first_of(kSeparators, at), names.size());
+        const std::string_view name = names.substr(at, end - at);
+        const auto* known = std::find_if(std::begin(kHideable), std::end(kHideable),
+                                         [name](const Hideable& h) { return h.name == name; });
+        if (known != std::end(kHideable)) {
+            known->hide(features);
+        } else {
+            unknown->emplace_back(name);
+        }
+        at = end;
+    }
     return features;
+}
+
+const CpuFeatures& HostCpu() {
+    return Host().features;
+}
+
+const std::vector<std::string>& UnknownHiddenCpuFeatures() {
+    return Host().unknownHidden;
+}
+
+std::string HideableCpuFeatureNames() {
+    std::string names;
+    for (const Hideable& h : kHideable) {
+        if (!names.empty()) names += ' ';
+        names += h.name;
+    }
+    return names;
 }
 
 std::string DescribeCpuFeatures(const CpuFeatures& features) {

@@ -4,6 +4,8 @@
 #define ATBX_CORE_CPU_FEATURES_H
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace atbx::core {
 
@@ -22,8 +24,23 @@ struct CpuFeatures {
     bool amxInt8 = false;
 };
 
-// Detected on first use, then cached.
+// Detected on first use, then cached, less the features ATBX_HIDE_CPU_FEATURES names (HideCpuFeatures): as
+// NumPy's NPY_DISABLE_CPU_FEATURES, it lets one machine run every kernel as a CPU without them would, for
+// tests (an AVX-512 path without AVX512-BF16 and AVX512-VNNI) and to reproduce what another machine computes.
 const CpuFeatures& HostCpu();
+inline constexpr const char* kHideCpuFeaturesVariable = "ATBX_HIDE_CPU_FEATURES";
+
+// `features` less those `names` lists (separated by spaces or commas): DescribeCpuFeatures' names, "fma" and
+// "f16c". A set goes with the sets that the paths need it for: "avx2" hides AVX-512 and AMX too, "avx512" (F,
+// BW, DQ, VL) its extensions and AMX (whose path runs on AVX-512). Names it does not know are appended to
+// *unknown.
+CpuFeatures HideCpuFeatures(CpuFeatures features, std::string_view names, std::vector<std::string>* unknown);
+
+// The names in ATBX_HIDE_CPU_FEATURES that HideCpuFeatures did not know (`atbx paths` reports them).
+const std::vector<std::string>& UnknownHiddenCpuFeatures();
+
+// The names HideCpuFeatures knows, space-separated.
+std::string HideableCpuFeatureNames();
 
 // "avx512 avx512bf16 avx512vnni avx512fp16 amx-bf16 amx-int8 avx2" style list of the vector and matrix sets
 // present ("sse2" when none): avx512 is F+BW+VL, avx2 is AVX2+FMA.

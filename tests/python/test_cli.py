@@ -1,6 +1,7 @@
 """The atbx command-line contract: exit codes, messages, and no output file unless a run succeeds."""
 import json
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -256,3 +257,32 @@ def test_random_npy_bytes_never_crash(atbx, tmp_path):
         assert result.returncode == 0 or result.stderr.strip(), trial
         for name in outputs_in(tmp_path):
             os.remove(tmp_path / name)
+
+
+def paths_with_hidden(atbx, hidden):
+    env = {**os.environ, "ATBX_HIDE_CPU_FEATURES": hidden}
+    return subprocess.run([atbx, "paths"], capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_paths_lists_the_cpu_features_then_the_paths(atbx):
+    lines = run(atbx, "paths").stdout.splitlines()
+    assert lines[0].startswith("cpu features: ")
+    assert [line.split()[0] for line in lines[1:]] == ["cpu:amx", "cpu:avx512", "cpu:avx2", "cpu:scalar"]
+    assert lines[-1] == "cpu:scalar available"
+
+
+def test_hidden_cpu_features_make_their_paths_unavailable(atbx):
+    result = paths_with_hidden(atbx, "avx512, avx2")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "cpu features: sse2 (ATBX_HIDE_CPU_FEATURES hides: avx512, avx2)"
+    assert "cpu:avx512 unavailable: this CPU lacks AVX-512F" in lines
+    assert "cpu:avx2 unavailable: this CPU lacks AVX2" in lines
+    assert "cpu:scalar available" in lines
+
+
+def test_unknown_hidden_cpu_features_are_a_usage_error(atbx):
+    result = paths_with_hidden(atbx, "avx512vnni avx1024")
+    assert result.returncode == 1
+    assert "names features atbx does not know: 'avx1024'" in result.stderr
+    assert "avx512bf16" in result.stderr  # the names it knows
