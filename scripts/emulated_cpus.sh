@@ -21,11 +21,7 @@ cd "$(dirname "$0")/.."
 cpus=()
 filter='Registry/*:Isa/*:Shapes/*:Groups/*:Heads/*:Descales/*:Modes/*:Catalogue/*:SelfAttention/SaValidCallTest*'
 filter+=':CpuCacheWrite*:StreamCopy*:NumericSemantics*:PaSpec*:PaMla*:PaMask*'
-goldens=(tests/python/test_pa_golden.py tests/python/test_pa_masks.py tests/python/test_pa_spec.py
-         tests/python/test_pa_quant.py tests/python/test_pa_mla.py tests/python/test_pa_nz.py
-         tests/python/test_pa_layouts.py tests/python/test_pa_compress.py tests/python/test_sa_pa_encoder.py
-         tests/python/test_sa_prefix.py tests/python/test_sa_flash.py tests/python/test_sa_quant.py
-         tests/python/test_rac.py tests/python/test_end_to_end.py)
+goldens=(tests/python/test_pa_*.py tests/python/test_sa_*.py tests/python/test_rac.py tests/python/test_end_to_end.py)
 usage() {
     echo "usage: scripts/emulated_cpus.sh [--cpu MODEL]... [--filter GTEST_FILTER]" >&2
     exit 2
