@@ -64,7 +64,7 @@ emulate() {
 # the demo's check fails, or a test fails.
 run_cpu() {
     local cpu="$1" status=0 start=$SECONDS
-    emulate "$cpu" "$atbx" paths > "$logs/$cpu.paths"
+    emulate "$cpu" "$atbx" paths > "$logs/$cpu.paths" || status=1
     for path in $(expected_paths "$cpu"); do
         if ! grep -q "^cpu:$path available" "$logs/$cpu.paths"; then
             echo "emulated_cpus: $cpu should run cpu:$path" >> "$logs/$cpu.problems"
@@ -106,7 +106,8 @@ for cpu in "${cpus[@]}"; do
     echo "== $cpu ($(cat "$logs/$cpu.seconds" 2>/dev/null || echo '?') s; logs: $logs/$cpu.*)"
     cat "$logs/$cpu.paths"
     grep -E "kernel cpu|^check" "$logs/$cpu.demo" || tail -n 3 "$logs/$cpu.demo"
-    grep -E "^\[==========\] [0-9]+ tests|^\[  (PASSED|SKIPPED|FAILED)  ?\] [0-9]" "$logs/$cpu.tests" || true
+    grep -E "^\[==========\] [0-9]+ tests|^\[  (PASSED|SKIPPED|FAILED)  ?\] [0-9]" "$logs/$cpu.tests" ||
+        tail -n 3 "$logs/$cpu.tests"
     tail -n 1 "$logs/$cpu.goldens"
     if [[ -s "$logs/$cpu.problems" ]]; then cat "$logs/$cpu.problems"; fi
     if ((status != 0)); then
