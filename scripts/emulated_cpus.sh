@@ -52,12 +52,14 @@ expected_paths() {
     esac
 }
 
-# emulate MODEL PROGRAM ARGS...: QEMU warns once per CPUID feature its translator lacks (pcid, x2apic, ...),
-# noise for user-mode programs.
+# QEMU warns once per CPUID feature its translator lacks (pcid, x2apic, ...): noise for user-mode programs.
+qemu_noise="TCG doesn't support requested feature"
+
+# emulate MODEL PROGRAM ARGS...
 emulate() {
     local cpu="$1"
     shift
-    qemu-x86_64 -cpu "$cpu" "$@" 2> >(grep -v "TCG doesn't support requested feature" >&2)
+    qemu-x86_64 -cpu "$cpu" "$@" 2> >(grep -v "$qemu_noise" >&2)
 }
 
 # Everything for one model, into $logs/<model>.*; fails when a path the model has is missing or skipped,
@@ -77,7 +79,7 @@ run_cpu() {
     # The NumPy goldens and the end-to-end test, through the CLI run on the model (on every path it has).
     local cli="$logs/atbx-$cpu"
     printf '#!/usr/bin/env bash\nexec qemu-x86_64 -cpu %s %s "$@" 2> >(grep -v "%s" >&2)\n' \
-        "$cpu" "$PWD/$atbx" "TCG doesn't support requested feature" > "$cli"
+        "$cpu" "$PWD/$atbx" "$qemu_noise" > "$cli"
     chmod +x "$cli"
     OMP_WAIT_POLICY=passive .venv/bin/python -m pytest -q "${goldens[@]}" --atbx "$cli" \
         > "$logs/$cpu.goldens" 2>&1 || status=1

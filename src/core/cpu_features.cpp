@@ -77,15 +77,10 @@ CpuFeatures Detect() {
     return f;
 }
 
-void HideAmx(CpuFeatures& f) {
-    f.amxBf16 = false;
-    f.amxInt8 = false;
-}
-
 void HideAvx512(CpuFeatures& f) {
     f.avx512f = f.avx512bw = f.avx512vl = f.avx512dq = false;
     f.avx512bf16 = f.avx512vnni = f.avx512fp16 = false;
-    HideAmx(f);
+    f.amxBf16 = f.amxInt8 = false;  // the AMX path runs on AVX-512
 }
 
 // What each name HideCpuFeatures knows hides.
