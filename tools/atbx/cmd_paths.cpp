@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "core/cpu_features.h"
 #include "dispatch/kernel_registry.h"
+#include "kernels/cpu/cpu_paths.h"
 
 namespace atbx::cli {
 namespace {
@@ -29,8 +30,11 @@ int PathsCommand() {
         if (kernel.backend != Backend::kCpu) continue;
         const std::optional<std::string> refusal = kernel.refusal(empty);
         const bool lacking = refusal && refusal->starts_with("this CPU lacks");
-        std::cout << kernel.name << (lacking ? " unavailable: " + *refusal : std::string(" available"))
-                  << '\n';
+        std::cout << kernel.name << (lacking ? " unavailable: " + *refusal : std::string(" available"));
+        if (kernel.name == "cpu:amx" && kernels::cpu::AmxTilesOnModel())
+            std::cout
+                << " (its tile instructions on the software model of an ATBX_AMX_MODEL build: for tests)";
+        std::cout << '\n';
     }
     const std::vector<std::string>& unknown = core::UnknownHiddenCpuFeatures();
     if (unknown.empty()) return kExitOk;

@@ -34,11 +34,11 @@ struct ATiles {
 // B is tile 6.
 template <int kTiles>
 void ColumnTiles(const ATiles* a, const uint16_t* const* b, int productCount, int first, int kSteps, char* c) {
-    _tile_zero(0);
-    _tile_zero(1);
+    ATBX_TILE_ZERO(0);
+    ATBX_TILE_ZERO(1);
     if constexpr (kTiles == 4) {
-        _tile_zero(2);
-        _tile_zero(3);
+        ATBX_TILE_ZERO(2);
+        ATBX_TILE_ZERO(3);
     }
     for (int p = 0; p < productCount; ++p) {
         const char* const* rows = a[p].tile + first;
@@ -46,24 +46,24 @@ void ColumnTiles(const ATiles* a, const uint16_t* const* b, int productCount, in
         const auto* bp = reinterpret_cast<const char*>(b[p]);
         for (int s = 0; s < kSteps; ++s) {
             const int64_t at = int64_t{s} * kTileBytes;
-            _tile_loadd(6, bp + int64_t{s} * kTileRows * kTileBytes, kTileBytes);
-            _tile_loadd(4, rows[0] + at, stride);
-            _tile_dpbf16ps(0, 4, 6);
-            _tile_loadd(5, rows[1] + at, stride);
-            _tile_dpbf16ps(1, 5, 6);
+            ATBX_TILE_LOAD(6, bp + int64_t{s} * kTileRows * kTileBytes, kTileBytes);
+            ATBX_TILE_LOAD(4, rows[0] + at, stride);
+            ATBX_TILE_DOT_BF16(0, 4, 6);
+            ATBX_TILE_LOAD(5, rows[1] + at, stride);
+            ATBX_TILE_DOT_BF16(1, 5, 6);
             if constexpr (kTiles == 4) {
-                _tile_loadd(4, rows[2] + at, stride);
-                _tile_dpbf16ps(2, 4, 6);
-                _tile_loadd(5, rows[3] + at, stride);
-                _tile_dpbf16ps(3, 5, 6);
+                ATBX_TILE_LOAD(4, rows[2] + at, stride);
+                ATBX_TILE_DOT_BF16(2, 4, 6);
+                ATBX_TILE_LOAD(5, rows[3] + at, stride);
+                ATBX_TILE_DOT_BF16(3, 5, 6);
             }
         }
     }
-    _tile_stored(0, c, kTileBytes);
-    _tile_stored(1, c + kTileRows * kTileBytes, kTileBytes);
+    ATBX_TILE_STORE(0, c, kTileBytes);
+    ATBX_TILE_STORE(1, c + kTileRows * kTileBytes, kTileBytes);
     if constexpr (kTiles == 4) {
-        _tile_stored(2, c + 2 * kTileRows * kTileBytes, kTileBytes);
-        _tile_stored(3, c + 3 * kTileRows * kTileBytes, kTileBytes);
+        ATBX_TILE_STORE(2, c + 2 * kTileRows * kTileBytes, kTileBytes);
+        ATBX_TILE_STORE(3, c + 3 * kTileRows * kTileBytes, kTileBytes);
     }
 }
 
@@ -86,35 +86,35 @@ void ColumnGemm(const ATiles* a, const uint16_t* const* b, int productCount, int
 template <int kTiles>
 void RowTiles(const Product* products, int productCount, int64_t aStride, int64_t bStride, int kSteps, char* c,
               int64_t cStride) {
-    _tile_loadd(0, c, cStride);
-    _tile_loadd(1, c + kTileBytes, cStride);
+    ATBX_TILE_LOAD(0, c, cStride);
+    ATBX_TILE_LOAD(1, c + kTileBytes, cStride);
     if constexpr (kTiles == 4) {
-        _tile_loadd(2, c + 2 * kTileBytes, cStride);
-        _tile_loadd(3, c + 3 * kTileBytes, cStride);
+        ATBX_TILE_LOAD(2, c + 2 * kTileBytes, cStride);
+        ATBX_TILE_LOAD(3, c + 3 * kTileBytes, cStride);
     }
     for (int p = 0; p < productCount; ++p) {
         const auto* a = static_cast<const char*>(products[p].a);
         const auto* b = static_cast<const char*>(products[p].b);
         for (int s = 0; s < kSteps; ++s) {
             const char* b0 = b + int64_t{s} * kTileRows * bStride;
-            _tile_loadd(4, a + int64_t{s} * kTileBytes, aStride);
-            _tile_loadd(6, b0, bStride);
-            _tile_dpbf16ps(0, 4, 6);
-            _tile_loadd(7, b0 + kTileBytes, bStride);
-            _tile_dpbf16ps(1, 4, 7);
+            ATBX_TILE_LOAD(4, a + int64_t{s} * kTileBytes, aStride);
+            ATBX_TILE_LOAD(6, b0, bStride);
+            ATBX_TILE_DOT_BF16(0, 4, 6);
+            ATBX_TILE_LOAD(7, b0 + kTileBytes, bStride);
+            ATBX_TILE_DOT_BF16(1, 4, 7);
             if constexpr (kTiles == 4) {
-                _tile_loadd(6, b0 + 2 * kTileBytes, bStride);
-                _tile_dpbf16ps(2, 4, 6);
-                _tile_loadd(7, b0 + 3 * kTileBytes, bStride);
-                _tile_dpbf16ps(3, 4, 7);
+                ATBX_TILE_LOAD(6, b0 + 2 * kTileBytes, bStride);
+                ATBX_TILE_DOT_BF16(2, 4, 6);
+                ATBX_TILE_LOAD(7, b0 + 3 * kTileBytes, bStride);
+                ATBX_TILE_DOT_BF16(3, 4, 7);
             }
         }
     }
-    _tile_stored(0, c, cStride);
-    _tile_stored(1, c + kTileBytes, cStride);
+    ATBX_TILE_STORE(0, c, cStride);
+    ATBX_TILE_STORE(1, c + kTileBytes, cStride);
     if constexpr (kTiles == 4) {
-        _tile_stored(2, c + 2 * kTileBytes, cStride);
-        _tile_stored(3, c + 3 * kTileBytes, cStride);
+        ATBX_TILE_STORE(2, c + 2 * kTileBytes, cStride);
+        ATBX_TILE_STORE(3, c + 3 * kTileBytes, cStride);
     }
 }
 

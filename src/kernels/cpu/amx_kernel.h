@@ -1,7 +1,8 @@
 // The cpu:amx path's kernel (attention_amx.cpp): the AVX-512 kernel's schedule, with the tasks that have many
 // lanes (prefill row blocks, MLA decode) run on AMX bf16 tiles and every other task handed to
-// avx512::RunTask. Call only where core::HostCpu() has AMX-BF16 (with Linux's permission for the tile state),
-// AVX-512 F/BW/DQ/VL/BF16, FMA and F16C.
+// avx512::RunTask. Call only where core::HostCpu() has AMX-BF16 (with Linux's permission for the tile state;
+// not in ATBX_AMX_MODEL builds, whose tile instructions run on a software model), AVX-512 F/BW/DQ/VL/BF16,
+// FMA and F16C.
 #ifndef ATBX_KERNELS_CPU_AMX_KERNEL_H
 #define ATBX_KERNELS_CPU_AMX_KERNEL_H
 

@@ -1,6 +1,7 @@
 // AMX tile helpers of the cpu:amx path (attention_amx.cpp, the one translation unit compiled with
-// -mamx-tile -mamx-bf16): one tile configuration and a bf16 matrix product C = A B with fp32 C, blocked 2 x 2
-// over the eight tile registers. No include guard: included once, inside no namespace.
+// -mamx-tile -mamx-bf16; tile instructions as amx_tile_ops.h spells them): one tile configuration and a bf16
+// matrix product C = A B with fp32 C, blocked 2 x 2 over the eight tile registers. No include guard: included
+// once, inside no namespace.
 //
 // Layouts (bytes strides, bf16 elements):
 //   A [M, K] row-major: the (m-tile, k-step) tile starts at a + m * 16 * aStride + s * 64.
@@ -30,11 +31,11 @@ inline void ConfigureTiles() {
         config.bytesPerRow[t] = kTileBytes;
         config.rows[t] = kTileRows;
     }
-    _tile_loadconfig(&config);
+    ATBX_TILE_LOAD_CONFIG(&config);
 }
 
 inline void ReleaseTiles() {
-    _tile_release();
+    ATBX_TILE_RELEASE();
 }
 
 // One product A_i B_i of a sum of products (the bf16 parts of split operands).
@@ -59,15 +60,15 @@ void TileGemm(const Product* products, int productCount, int64_t aStride, int64_
             char* c00 = cBytes + int64_t{mi} * kTileRows * cStride + int64_t{ni} * kTileBytes;
             char* c10 = c00 + kTileRows * cStride;
             if (accumulate) {
-                _tile_loadd(0, c00, cStride);
-                _tile_loadd(1, c00 + kTileBytes, cStride);
-                _tile_loadd(2, c10, cStride);
-                _tile_loadd(3, c10 + kTileBytes, cStride);
+                ATBX_TILE_LOAD(0, c00, cStride);
+                ATBX_TILE_LOAD(1, c00 + kTileBytes, cStride);
+                ATBX_TILE_LOAD(2, c10, cStride);
+                ATBX_TILE_LOAD(3, c10 + kTileBytes, cStride);
             } else {
-                _tile_zero(0);
-                _tile_zero(1);
-                _tile_zero(2);
-                _tile_zero(3);
+                ATBX_TILE_ZERO(0);
+                ATBX_TILE_ZERO(1);
+                ATBX_TILE_ZERO(2);
+                ATBX_TILE_ZERO(3);
             }
             for (int p = 0; p < productCount; ++p) {
                 const char* a = static_cast<const char*>(products[p].a) + int64_t{mi} * kTileRows * aStride;
@@ -75,21 +76,21 @@ void TileGemm(const Product* products, int productCount, int64_t aStride, int64_
                 for (int s = 0; s < kSteps; ++s) {
                     const char* a0 = a + int64_t{s} * kTileBytes;
                     const char* b0 = b + int64_t{s} * kTileRows * bStride;
-                    _tile_loadd(4, a0, aStride);
-                    _tile_loadd(6, b0, bStride);
-                    _tile_loadd(5, a0 + kTileRows * aStride, aStride);
-                    _tile_loadd(7, b0 + kTileBytes, bStride);
-                    _tile_dpbf16ps(0, 4, 6);
-                    _tile_dpbf16ps(1, 4, 7);
-                    _tile_dpbf16ps(2, 5, 6);
-                    _tile_dpbf16ps(3, 5, 7);
+                    ATBX_TILE_LOAD(4, a0, aStride);
+                    ATBX_TILE_LOAD(6, b0, bStride);
+                    ATBX_TILE_LOAD(5, a0 + kTileRows * aStride, aStride);
+                    ATBX_TILE_LOAD(7, b0 + kTileBytes, bStride);
+                    ATBX_TILE_DOT_BF16(0, 4, 6);
+                    ATBX_TILE_DOT_BF16(1, 4, 7);
+                    ATBX_TILE_DOT_BF16(2, 5, 6);
+                    ATBX_TILE_DOT_BF16(3, 5, 7);
                     between();
                 }
             }
-            _tile_stored(0, c00, cStride);
-            _tile_stored(1, c00 + kTileBytes, cStride);
-            _tile_stored(2, c10, cStride);
-            _tile_stored(3, c10 + kTileBytes, cStride);
+            ATBX_TILE_STORE(0, c00, cStride);
+            ATBX_TILE_STORE(1, c00 + kTileBytes, cStride);
+            ATBX_TILE_STORE(2, c10, cStride);
+            ATBX_TILE_STORE(3, c10 + kTileBytes, cStride);
         }
     }
 }

@@ -1,6 +1,7 @@
 // The cpu:amx path: flash attention on AMX bf16 tiles for the tasks whose row block has many lanes (prefill),
 // the AVX-512 kernel for every other task. CMake compiles this file alone with the AVX-512, AVX512-BF16 and
-// AMX flags; cpu_paths.cpp calls it only where the CPU has them.
+// AMX flags; cpu_paths.cpp calls it only where the CPU has them (AMX aside in ATBX_AMX_MODEL builds, whose
+// tile instructions run on a software model: amx_tile_ops.h).
 //
 // A task's lanes (head, query row) share one kv head, so they form the M dimension of both products. Keys are
 // walked in blocks of kBlockKeys:
@@ -19,6 +20,7 @@
 
 #include "core/parallel.h"
 #include "kernels/cpu/amx_kernel.h"
+#include "kernels/cpu/amx_tile_ops.h"
 #include "kernels/cpu/isa_kernels.h"
 
 #define ATBX_KERNEL_NAMESPACE atbx::kernels::cpu::amx

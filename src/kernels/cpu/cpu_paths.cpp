@@ -33,10 +33,19 @@ KernelCall Avx512Call(const plan::AttentionPlan& plan, int threads, void* worksp
 
 }  // namespace
 
+bool AmxTilesOnModel() {
+#if defined(ATBX_AMX_MODEL)
+    return true;
+#else
+    return false;
+#endif
+}
+
 std::optional<std::string> AmxRefusal(const plan::AttentionPlan& plan) {
     using F = core::CpuFeatures;
-    return Refusal({{&F::amxBf16, "AMX-BF16 (or Linux refused its tile state)"},
-                    {&F::avx512f, "AVX-512F"},
+    if (!AmxTilesOnModel() && !core::HostCpu().amxBf16)
+        return "this CPU lacks AMX-BF16 (or Linux refused its tile state)";
+    return Refusal({{&F::avx512f, "AVX-512F"},
                     {&F::avx512bw, "AVX-512BW"},
                     {&F::avx512dq, "AVX-512DQ"},
                     {&F::avx512vl, "AVX-512VL"},

@@ -19,6 +19,10 @@ std::optional<std::string> Avx512Refusal(const plan::AttentionPlan& plan);
 std::optional<std::string> Avx2Refusal(const plan::AttentionPlan& plan);
 std::optional<std::string> ScalarRefusal(const plan::AttentionPlan& plan);
 
+// Whether this build runs cpu:amx's tile instructions on the software model of amx_tile_model.h (CMake option
+// ATBX_AMX_MODEL, for tests): cpu:amx then needs no AMX of the CPU, and is some hundred times slower.
+bool AmxTilesOnModel();
+
 // Workspace bytes of every path but cpu:amx (the same layout), and of cpu:amx (that layout, then AMX packing
 // scratch per thread).
 uint64_t AttentionWorkspaceBytes(const plan::AttentionPlan& plan, int threads);
