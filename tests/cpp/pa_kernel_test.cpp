@@ -115,12 +115,15 @@ TEST_P(PaDecodeTest, EveryCpuPathMeetsThePrecisionStandard) {
     }
 }
 
-// bf16 queries and keys up to 1e19 with qkScale 2.5e-38, GQA 4 at head size 128 (the row runner): the raw
-// dots overflow fp32 where the scaled logits (about ±10) do not. The fp32 dots scale the query first; bf16
-// dot products (cpu:avx512 with AVX512-BF16) must hand such blocks to them.
-TEST(PaDecodeRawDots, BeyondFloatRangeMeetThePrecisionStandard) {
+// bf16 queries and keys up to 1e19 with qkScale 2.5e-38 at head size 128, GQA 4 (the row runner) and GQA 8
+// (cpu:amx's tile columns): the raw dots overflow fp32 where the scaled logits (about ±10) do not. The fp32
+// dots scale the query first; bf16 dot products (cpu:avx512 with AVX512-BF16) and tiles must hand such blocks
+// to them.
+class PaDecodeRawDots : public testing::TestWithParam<int32_t> {};
+
+TEST_P(PaDecodeRawDots, BeyondFloatRangeMeetThePrecisionStandard) {
     Param param;
-    param.headNum = 8;
+    param.headNum = GetParam();
     param.kvHeadNum = 2;
     param.qkScale = 2.5e-38f;
     PaShape shape;
@@ -139,6 +142,11 @@ TEST(PaDecodeRawDots, BeyondFloatRangeMeetThePrecisionStandard) {
         EXPECT_EQ(PrecisionFailure(call, reference, 128, 300), "") << path;
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Gqa, PaDecodeRawDots, testing::Values(8, 16),
+                         [](const testing::TestParamInfo<int32_t>& param) {
+                             return "heads" + std::to_string(param.param);
+                         });
 
 TEST_P(PaDecodeTest, ReferenceBackendWritesTheReferenceRounded) {
     TestCall call = MakeCall();

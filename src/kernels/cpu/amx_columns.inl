@@ -413,29 +413,12 @@ class AmxColumnRunner {
     // pair-interleaved [rows / 2, 16, 2], then transposed into P [16, kBlockKeys] (Weights(g)); sum_ gains the
     // rounded weights, acc rows are rescaled.
     void Softmax(int g, int32_t j0, int32_t n, int rows, bool tiles) {
-        float* s = Scores(g);
         const V dotMul = _mm512_loadu_ps(dotMul_[g]), postMul = _mm512_loadu_ps(postMul_[g]);
-        const V scale = _mm512_mul_ps(dotMul, postMul);
-        alignas(64) float terms[kColumnLanes * kColumnLanes];
-        V top = _mm512_set1_ps(kNegInf);
-        __mmask16 nan = 0;
-        for (int t = 0; t < rows; ++t) {
-            V y = _mm512_mul_ps(_mm512_loadu_ps(s + t * kColumnLanes), scale);
-            if (call_.clamp) {
-                y = _mm512_min_ps(_mm512_set1_ps(call_.clampMax), _mm512_max_ps(_mm512_set1_ps(call_.clampMin), y));
-            }
-            if (t >= n) {
-                y = _mm512_set1_ps(kNegInf);
-            } else if (call_.maskRows.data != nullptr) {
-                if (t % kColumnLanes == 0) MaskTerms(g, j0 + t, static_cast<int>(Min(n - t, kColumnLanes)), terms);
-                y = Simd::AddMaskTerm(y, _mm512_load_ps(terms + (t % kColumnLanes) * kColumnLanes));
-            }
-            y = _mm512_mask_mov_ps(_mm512_set1_ps(kNegInf), Active(), y);
-            nan |= _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
-            top = _mm512_max_ps(top, y);
-            _mm512_storeu_ps(s + t * kColumnLanes, y);
+        V top;
+        if (Logits(g, j0, n, rows, _mm512_mul_ps(dotMul, postMul), top) != 0) {
+            ScaledScores(g, j0, n, rows);
+            Logits(g, j0, n, rows, postMul, top);
         }
-        top = _mm512_mask_mov_ps(top, nan, _mm512_set1_ps(__builtin_nanf("")));
         const LaneSteps step = StepState(_mm512_loadu_ps(max_[g]), top);
         _mm512_storeu_ps(max_[g], step.newMax);
         if (tiles) {
@@ -454,6 +437,58 @@ class AmxColumnRunner {
             for (int64_t c = 0; c < l_.v32; c += 16)
                 _mm512_storeu_ps(acc + c, _mm512_mul_ps(_mm512_loadu_ps(acc + c), r));
         }
+    }
+
+    // Item g's dots over the block again in fp32, each lane's query times its dotMul (Logits then takes the
+    // dots' factor as the lane's postMul alone): where a raw dot of finite parts left fp32 while the scaled
+    // one need not (a small row scale), as the AVX-512 kernel scales the query before its dots. Stages the
+    // keys over the item's staged values, which are staged again. Rare: Logits found a logit that is not
+    // finite, which keys or queries that are not finite also give, with the same result here.
+    void ScaledScores(int g, int32_t j0, int32_t n, int rows) {
+        StageItem(call_.key, g, j0, n, rows, l_.d32);
+        const uint16_t *kHi = stageHi_ + g * l_.stageRows, *kLo = stageLo_ + g * l_.stageRows;
+        const float* queries = queryRows_ + int64_t{g} * kColumnLanes * l_.d32;
+        for (int t = 0; t < rows; ++t) {
+            for (int lane = 0; lane < kColumnLanes; ++lane) {
+                const V dotMul = _mm512_set1_ps(dotMul_[g][lane]);
+                V dot = _mm512_setzero_ps();
+                for (int64_t c = 0; c < l_.d32; c += 16) {
+                    const V q = _mm512_mul_ps(_mm512_loadu_ps(queries + lane * l_.d32 + c), dotMul);
+                    dot = _mm512_fmadd_ps(q, StagedValues(kHi, kLo, splitKeys_, t * l_.d32 + c), dot);
+                }
+                Scores(g)[t * kColumnLanes + lane] = _mm512_reduce_add_ps(dot);
+            }
+        }
+        if (!packValues_) StageItem(call_.value, g, j0, n, rows, l_.v32);
+    }
+
+    // Item g's logits over the block from its dots times `scale` (clamped, with their mask terms; -inf past
+    // n and for lanes past the item's), written over them, each lane's largest in `top` (NaN where one is
+    // NaN). Returns the lanes with a product dot * scale that is not finite.
+    __mmask16 Logits(int g, int32_t j0, int32_t n, int rows, V scale, V& top) {
+        float* s = Scores(g);
+        alignas(64) float terms[kColumnLanes * kColumnLanes];
+        top = _mm512_set1_ps(kNegInf);
+        __mmask16 nan = 0, nonFinite = 0;
+        for (int t = 0; t < rows; ++t) {
+            V y = _mm512_mul_ps(_mm512_loadu_ps(s + t * kColumnLanes), scale);
+            if (t < n) nonFinite |= NonFinite(y);
+            if (call_.clamp) {
+                y = _mm512_min_ps(_mm512_set1_ps(call_.clampMax), _mm512_max_ps(_mm512_set1_ps(call_.clampMin), y));
+            }
+            if (t >= n) {
+                y = _mm512_set1_ps(kNegInf);
+            } else if (call_.maskRows.data != nullptr) {
+                if (t % kColumnLanes == 0) MaskTerms(g, j0 + t, static_cast<int>(Min(n - t, kColumnLanes)), terms);
+                y = Simd::AddMaskTerm(y, _mm512_load_ps(terms + (t % kColumnLanes) * kColumnLanes));
+            }
+            y = _mm512_mask_mov_ps(_mm512_set1_ps(kNegInf), Active(), y);
+            nan |= _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
+            top = _mm512_max_ps(top, y);
+            _mm512_storeu_ps(s + t * kColumnLanes, y);
+        }
+        top = _mm512_mask_mov_ps(top, nan, _mm512_set1_ps(__builtin_nanf("")));
+        return static_cast<__mmask16>(nonFinite & Active());
     }
 
     __mmask16 Active() const { return static_cast<__mmask16>((1u << lanes_) - 1u); }

@@ -77,6 +77,12 @@ constexpr int kRowBlocksPerUnit = 8;  // row blocks a thread runs over each chun
 // chunk they stay in L2.
 constexpr int64_t kSlotBytes = int64_t{1} << 20;
 constexpr float kLoLoReach = 64.0f;  // s |q| |k| up to which fp16 scores leave lo·lo out (ScoreProducts)
+// s |q| |k| up to which a block's dots are tile products (TileReach). A tile adds a dot's terms one after
+// another into one fp32 sum, each rounding up to 2^-24 of the running sum, which moves a logit by some
+// sqrt(d) 2^-25 s |q| |k|: 2^-10 at this reach for head size 128. The fp32 dots of ExactLaneScores sum
+// sixteen lanes and then across them, some four times closer; keys 30000 times larger than the queries
+// (s |q| |k| of 1e5) had moved a row by twice the precision standard's bound on the tiles.
+constexpr float kTileReach = 2048.0f;
 constexpr int kMaxItems = kLanePad / (2 * 16);
 constexpr int kPackSlots = kChunkBlocks > 2 * kMaxItems ? kChunkBlocks : 2 * kMaxItems;
 struct ChunkState {
@@ -182,8 +188,10 @@ V StoreWeights(V low, V high, uint16_t* to, V total) {
 }
 
 // StepSoftmax (kernels/common/online_softmax.inl) for sixteen lanes at once: their new maxima, the factors
-// their l and acc are scaled by (exp to Exp2's precision: l and acc take the same factor, so its error
-// only reweighs earlier keys against later ones by 2^-14), and which of them have a visible logit.
+// their l and acc are scaled by, and which of them have a visible logit. l and acc take the same factor, so
+// its error reweighs earlier keys against later ones: Exp2Precise's 2^-23 keeps that within fp32 rounding;
+// Exp2's 2^-14 moved the output by 2^-14 of the values, beyond the standard's bound where large values
+// cancel (values near the bf16 maximum whose weighted sum is some 1e-3 of them).
 struct LaneSteps {
     V newMax, rescale;
     __mmask16 visible;
@@ -196,7 +204,7 @@ LaneSteps StepState(V oldMax, V tileMax) {
     const __mmask16 hidden =
         _mm512_mask_cmp_ps_mask(static_cast<__mmask16>(~nan), newMax, negInf, _CMP_EQ_OQ);
     // oldMax -inf below a finite newMax: 2^-inf = 0, StepSoftmax's rescale of an empty state.
-    V rescale = Simd::Exp2(_mm512_mul_ps(_mm512_sub_ps(oldMax, newMax), _mm512_set1_ps(Simd::kLog2e)));
+    V rescale = Simd::Exp2Precise(_mm512_mul_ps(_mm512_sub_ps(oldMax, newMax), _mm512_set1_ps(Simd::kLog2e)));
     rescale = _mm512_mask_mov_ps(rescale, hidden, _mm512_set1_ps(1.0f));
     const V poisoned = _mm512_add_ps(tileMax, oldMax);
     return {_mm512_mask_mov_ps(newMax, nan, poisoned), _mm512_mask_mov_ps(rescale, nan, poisoned),
@@ -674,10 +682,10 @@ class AmxTaskRunner {
     int64_t RowOf(int lane) const { return task_.rowBegin + LocalOf(lane) % rows_; }
 
     // Queries as stored (no qScale to apply), 32 channels at a time: bf16 rows copied as they are, fp16 rows
-    // split; their largest norm is taken only where WeighsNothing needs it. Lanes past the task's are zero.
+    // split; their largest norm taken (WithinTileReach, ScoreProducts, WeighsNothing). Lanes past the task's
+    // are zero.
     void LoadStoredQueries() {
         const bool half = call_.queryType == ACL_FLOAT16;
-        const bool norms = splitKeys_ || (FiniteCausalTerms() && !Grouped());  // ScoreProducts, WeighsNothing
         const __m512i exponent = _mm512_set1_epi16(static_cast<int16_t>(half ? 0x7C00 : 0x7F80));
         PrefetchFirstQueries();
         for (int lane = 0; lane < lanePad_; ++lane) {
@@ -701,13 +709,13 @@ class AmxTaskRunner {
                 if (!half) {
                     _mm512_storeu_si512(hi + c, raw);
                     const auto pairs = __builtin_bit_cast(__m512bh, raw);
-                    if (norms) squares = _mm512_dpbf16_ps(squares, pairs, pairs);
+                    squares = _mm512_dpbf16_ps(squares, pairs, pairs);
                     continue;
                 }
                 for (int h = 0; h < 2; ++h) {
                     const V x = _mm512_cvtph_ps(h == 0 ? _mm512_castsi512_si256(raw)
                                                        : _mm512_extracti64x4_epi64(raw, 1));
-                    if (norms) squares = _mm512_fmadd_ps(x, x, squares);
+                    squares = _mm512_fmadd_ps(x, x, squares);
                     Split(x, hi + c + 16 * h, splitKeys_ ? lo + c + 16 * h : nullptr);
                 }
             }
@@ -951,10 +959,10 @@ class AmxTaskRunner {
         bool nonFinite[kMaxItems];
         float norms[kMaxItems];
         StageItemRows(call_.key, items_, itemCount_, j0, n, task_.kvEnd, rows, l_.d32, stageHi_, stageLo_,
-                      l_.stageRows, nonFinite, splitKeys_ ? norms : nullptr);
+                      l_.stageRows, nonFinite, norms);
         for (int g = 0; g < itemCount_; ++g) {
             chunk_->keysNonFinite[2 * g + slot] = nonFinite[g];
-            chunk_->keyNorm[2 * g + slot] = splitKeys_ ? norms[g] : 0.0f;
+            chunk_->keyNorm[2 * g + slot] = norms[g];
             PackKeys(stageHi_ + g * l_.stageRows, rows, l_.d32, KeyPart(2 * g + slot, 0));
             if (splitKeys_) PackKeys(stageLo_ + g * l_.stageRows, rows, l_.d32, KeyPart(2 * g + slot, 1));
         }
@@ -1033,9 +1041,9 @@ class AmxTaskRunner {
     template <class Between>
     void ItemScores(const BlockRef& block, int g, Between&& between) {
         const int slot = SlotOf(block, g), first = g * itemPad_;
-        if (chunk_->keysNonFinite[slot] || anyNonFinite_)
-            StageKeys(block.j0, block.n, block.rows, nullptr, g);
-        if (chunk_->keysNonFinite[slot]) {
+        const bool exact = chunk_->keysNonFinite[slot] || !WithinTileReach(slot);
+        if (exact || anyNonFinite_) StageKeys(block.j0, block.n, block.rows, nullptr, g);
+        if (exact) {
             for (int lane = first; lane < first + itemPad_; ++lane)
                 ExactLaneScores(block, lane);
             return;
@@ -1051,8 +1059,13 @@ class AmxTaskRunner {
         }
     }
 
+    // Whether the tiles compute the scores of packed slot `slot` within the precision standard (kTileReach).
+    bool WithinTileReach(int slot) const {
+        return scaleMax_ * queryNorm_ * chunk_->keyNorm[slot] <= kTileReach;
+    }
+
     // One lane's dots from the staged keys of its item, in fp32 from the exact parts (a block with a
-    // non-finite key, or a lane with a non-finite query).
+    // non-finite key or beyond the tiles' reach, or a lane with a non-finite query).
     void ExactLaneScores(const BlockRef& block, int lane) {
         for (int t = 0; t < block.rows; ++t) {
             V dot = _mm512_setzero_ps();
@@ -1062,6 +1075,54 @@ class AmxTaskRunner {
                 dot = _mm512_fmadd_ps(q, k, dot);
             }
             block.scores[lane * kBlockKeys + t] = _mm512_reduce_add_ps(dot);
+        }
+    }
+
+    // Whether the lane's query and its item's keys in the block are finite: a logit that is not finite then
+    // comes from a raw dot beyond fp32 (ScaledLaneScores).
+    bool InputsFinite(const BlockRef& block, int lane) const {
+        return !nonFinite_[lane] && !chunk_->keysNonFinite[SlotOf(block, ItemOf(lane))];
+    }
+
+    // One lane's dots times its dotMul (which Logits then takes as 1), from the block's packed keys (their
+    // exact parts) sixteen keys at a time: where the raw dots of finite queries and keys leave fp32 while the
+    // scaled ones need not (a small row scale), as the AVX-512 kernel scales the query before its dots.
+    // The packed B layout holds keys t's channels 2p and 2p + 1 as the low and high half of dword
+    // [p * kBlockKeys + t]; four sums over the channel pairs keep the rounding near ExactLaneScores'.
+    void ScaledLaneScores(const BlockRef& block, int lane) {
+        const int slot = SlotOf(block, ItemOf(lane));
+        const auto* hi = reinterpret_cast<const int32_t*>(KeyPart(slot, 0));
+        const auto* lo = reinterpret_cast<const int32_t*>(KeyPart(slot, 1));
+        const V dotMul = _mm512_set1_ps(dotMul_[lane]);
+        const __m512i highHalf = _mm512_set1_epi32(static_cast<int32_t>(0xFFFF0000u));
+        const auto channels = [&](const int32_t* packed, int64_t at, V& even, V& odd) {
+            const __m512i pairs = _mm512_loadu_si512(packed + at);
+            even = _mm512_castsi512_ps(_mm512_slli_epi32(pairs, 16));
+            odd = _mm512_castsi512_ps(_mm512_and_si512(pairs, highHalf));
+        };
+        for (int t0 = 0; t0 < block.rows; t0 += 16) {
+            V sums[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+            for (int64_t c0 = 0; c0 < l_.d32; c0 += 16) {
+                alignas(64) float q[16];
+                _mm512_store_ps(
+                    q, _mm512_mul_ps(StagedValues(qHi_, qLo_, splitKeys_, lane * l_.d32 + c0), dotMul));
+                for (int p = 0; p < 8; ++p) {
+                    const int64_t at = (c0 / 2 + p) * kBlockKeys + t0;
+                    V even, odd;
+                    channels(hi, at, even, odd);
+                    if (splitKeys_) {
+                        V evenLo, oddLo;
+                        channels(lo, at, evenLo, oddLo);
+                        even = _mm512_add_ps(even, evenLo);  // exact: the parts of one fp16 value
+                        odd = _mm512_add_ps(odd, oddLo);
+                    }
+                    V& sum = sums[p % 4];
+                    sum = _mm512_fmadd_ps(_mm512_set1_ps(q[2 * p]), even, sum);
+                    sum = _mm512_fmadd_ps(_mm512_set1_ps(q[2 * p + 1]), odd, sum);
+                }
+            }
+            const V total = _mm512_add_ps(_mm512_add_ps(sums[0], sums[1]), _mm512_add_ps(sums[2], sums[3]));
+            _mm512_storeu_ps(block.scores + lane * kBlockKeys + t0, total);
         }
     }
 
@@ -1083,7 +1144,10 @@ class AmxTaskRunner {
         if (!Valid(lane)) return kNegInf;
         const int vectors = block.rows / 16;
         V x[kVectors];
-        Logits(block, lane, x);
+        if (Logits(block, lane, x, dotMul_[lane]) != 0 && InputsFinite(block, lane)) {
+            ScaledLaneScores(block, lane);
+            Logits(block, lane, x, 1.0f);
+        }
         if (!block.visible[ItemOf(lane)] || block.n < vectors * 16) MaskLogits(block, lane, x);
         float* s = block.scores + lane * kBlockKeys;
         V top = _mm512_set1_ps(kNegInf);
@@ -1162,13 +1226,15 @@ class AmxTaskRunner {
         return _mm512_reduce_add_ps(total);
     }
 
-    // logit = (dot * dotMul + razor * razorMul) * postMul, clamped.
-    void Logits(const BlockRef& block, int lane, V* x) const {
+    // logit = (dot * dotMul + razor * razorMul) * postMul, clamped; dotMul is the lane's (raw dots) or 1
+    // (ScaledLaneScores). Returns which keys of a vector have a logit that is not finite before the clamp.
+    __mmask16 Logits(const BlockRef& block, int lane, V* x, float dotMulOfDots) const {
         const int vectors = block.rows / 16;
         const float* s = block.scores + lane * kBlockKeys;
-        const V dotMul = _mm512_set1_ps(dotMul_[lane]), razorMul = _mm512_set1_ps(razorMul_[lane]);
+        const V dotMul = _mm512_set1_ps(dotMulOfDots), razorMul = _mm512_set1_ps(razorMul_[lane]);
         const V postMul = _mm512_set1_ps(postMul_[lane]),
-                scale = _mm512_set1_ps(dotMul_[lane] * postMul_[lane]);
+                scale = _mm512_set1_ps(dotMulOfDots * postMul_[lane]);
+        __mmask16 nonFinite = 0;
 #pragma GCC unroll 8
         for (int i = 0; i < kVectors; ++i) {
             if (i >= vectors) break;
@@ -1179,6 +1245,7 @@ class AmxTaskRunner {
             } else {
                 y = _mm512_mul_ps(y, scale);  // one of dotMul and postMul is 1: the same product
             }
+            nonFinite |= NonFinite(y);
             // Operand order keeps a NaN logit NaN (the instructions return the second operand on NaN).
             if (call_.clamp) {
                 y = _mm512_min_ps(_mm512_set1_ps(call_.clampMax),
@@ -1186,6 +1253,7 @@ class AmxTaskRunner {
             }
             x[i] = y;
         }
+        return nonFinite;
     }
 
     // The mask terms of keys [j0, j0 + n): hidden sub-blocks and keys past n -inf, partial sub-blocks their
