@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything on a fresh Debian machine, then builds and runs the whole test suite twice: a Release
-# build, and an AddressSanitizer + UndefinedBehaviorSanitizer build (clang), whose tree also holds the fuzz
-# targets: the past findings' reproducers run with its tests, then each target for ATBX_FUZZ_SECONDS (default 20)
-# seconds. Then the concurrency tests under ThreadSanitizer. Also checks the code format.
+# build, and an AddressSanitizer + UndefinedBehaviorSanitizer build (clang; cpu:amx on the AMX tile model, so
+# its tests run on every host), whose tree also holds the fuzz targets: the past findings' reproducers run with
+# its tests, then each target for ATBX_FUZZ_SECONDS (default 20) seconds. Then the concurrency tests under ThreadSanitizer. Also checks the code format.
 # The Release build includes the Python extension; its tests import the package from build/release/python, so
 # the core is compiled three times (Release, ASan, TSan), not a fourth time for `pip install .` nor a fifth for
 # the fuzzers.
