@@ -77,8 +77,8 @@ constexpr int kRowBlocksPerUnit = 8;  // row blocks a thread runs over each chun
 // chunk they stay in L2.
 constexpr int64_t kSlotBytes = int64_t{1} << 20;
 constexpr float kLoLoReach = 64.0f;  // s |q| |k| up to which fp16 scores leave lo·lo out (ScoreProducts)
-// s |q| |k| up to which a block's dots are tile products (TileReach). A tile adds a dot's terms one after
-// another into one fp32 sum, each rounding up to 2^-24 of the running sum, which moves a logit by some
+// s |q| |k| up to which a block's dots are tile products (WithinTileReach). A tile adds a dot's terms one
+// after another into one fp32 sum, each rounding up to 2^-24 of the running sum, which moves a logit by some
 // sqrt(d) 2^-25 s |q| |k|: 2^-10 at this reach for head size 128. The fp32 dots of ExactLaneScores sum
 // sixteen lanes and then across them, some four times closer; keys 30000 times larger than the queries
 // (s |q| |k| of 1e5) had moved a row by twice the precision standard's bound on the tiles.
