@@ -3,11 +3,11 @@
 // which cpu:avx2 runs there, and cpu:avx512 for bf16 where the CPU has bf16 dot products: every CPU path of
 // the registry, forced in turn, against the float64 reference under the precision standard. Logits spread
 // over ±10 and more, so that the rescales of the running sums matter; values near the bf16 maximum, and large
-// values under wide logits (which bf16 P.V leaves to fp32 weights); tensor and
-// ALiBi masks, clamp and razor offsets; values that are not finite at keys some rows weigh 0 and others do
-// not; head sizes 72, 192/128 and 576/512; keys that are not finite and raw dots beyond fp32 (which bf16 dot
-// products hand back to fp32); several key chunks merged; bitwise identical results on 1, 2 and 3 threads. A
-// path this CPU lacks is skipped with the missing feature named.
+// values under wide logits (which bf16 P.V leaves to fp32 weights); weights at bf16 rounding midpoints;
+// tensor and ALiBi masks, clamp and razor offsets; values that are not finite at keys some rows weigh 0 and
+// others do not; head sizes 72, 192/128 and 576/512; keys that are not finite and raw dots beyond fp32 (which
+// bf16 dot products hand back to fp32); several key chunks merged; bitwise identical results on 1, 2 and 3
+// threads. A path this CPU lacks is skipped with the missing feature named.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -173,6 +173,42 @@ TEST_P(ColumnRunnerTest, LargeValuesUnderWideLogitsMeetThePrecisionStandard) {
     TestCall call = WidePrefill(Encoder(SaParam::MASK_TYPE_UNDEFINED), ACL_BF16);
     ScaleLargestTo(call.In("value"), 40.0);
     ExpectMeetsTheStandard(call, 128, 300);
+}
+
+// Weights an adversary places where rounding them to bf16 moves them most. The queries are tiny (1e-6), so
+// each logit is its NORM mask term: in every row key 0 takes 0 (weight 1, value 0), keys 1-7 a term whose
+// weight lies just above the bf16 midpoint 0.5 + 2^-9 (rounded up) with values +v, keys 8-14 one just below
+// it (rounded down) with values -v. A short fp16 prefill (head size 128 x 15 keys: eps 2^-8): weights rounded
+// to bf16 under v = 2 would move each output by some 1.6 times the bound; under v = 0.5 by 0.4 of it
+// (docs/decisions.md, "P's bf16 rounding, worst case").
+TEST_P(ColumnRunnerTest, WeightsAtBf16RoundingMidpointsMeetThePrecisionStandard) {
+    const double midpoint = 0.5 + std::ldexp(1.0, -9);
+    // fp16 terms in [-1, -0.5) are multiples of 2^-11: the nearest whose weights clear the midpoint by 2e-4
+    // of it, beyond the kernels' exp error.
+    double above = 0.0, below = -1.0;
+    for (int n = 1024; n < 2048; ++n) {
+        const double term = -n * std::ldexp(1.0, -11);
+        if (std::exp(term) >= midpoint * (1.0 + 2e-4)) above = term;
+        if (std::exp(term) <= midpoint * (1.0 - 2e-4) && below == -1.0) below = term;
+    }
+    for (const double v : {2.0, 0.5}) {
+        SCOPED_TRACE("values of magnitude " + std::to_string(v));
+        TestCall call = MakeSaCall(Encoder(SaParam::MASK_TYPE_NORM), MakeSaShape(128, {15}, ACL_FLOAT16));
+        ScaleElements(call.In("query"), 1e-6);
+        io::HostTensor& mask = call.In("attentionMask");
+        const int64_t columns = mask.desc.shape.dims[mask.desc.shape.dimNum - 1];
+        for (int64_t i = 0; i < ElementCount(mask); ++i) {
+            const int64_t key = i % columns;
+            SetElement(mask, i, key == 0 ? 0.0 : key <= 7 ? above : below);
+        }
+        io::HostTensor& value = call.In("value");
+        const int64_t perToken = ElementCount(value) / 15;
+        for (int64_t i = 0; i < ElementCount(value); ++i) {
+            const int64_t key = i / perToken;
+            SetElement(value, i, key == 0 ? 0.0 : key <= 7 ? v : -v);
+        }
+        ExpectMeetsTheStandard(call, 128, 15);
+    }
 }
 
 // KVHEAD_ROPE, 96 query heads on 2 kv heads: each (batch, kv head) pair is a sequence of 48 lanes, whose

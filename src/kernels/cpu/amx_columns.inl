@@ -11,9 +11,9 @@
 //                                   keys interleaved as the row-block runner packs them, bf16 values packed
 //                                   straight from the cache
 // fp16 operands are split into bf16 hi + lo as in the row-block runner (three products for S, two for P V).
-// P goes to the tiles rounded to bf16 only where its values are at most 2 (fp16 or bf16 outputs): rounding
-// moves the output by up to 2^-8 of the weights' mean |value - output| (docs/decisions.md, "P's bf16
-// rounding, worst case"). Other blocks (large values, values holding an inf or NaN, fp32 outputs) keep
+// P goes to the tiles rounded to bf16 only where its values are within KernelCall::bf16WeightReach (fp16 or
+// bf16 outputs): rounding moves the output by up to 2^-8 of the weights' mean |value - output|
+// (docs/decisions.md, "P's bf16 rounding, worst case"). Other blocks (large values, values holding an inf or NaN, fp32 outputs) keep
 // their weights in fp32 (Exp2Precise) and accumulate P V in fp32 vectors, as the AVX-512 kernel does.
 // A block whose staged keys, or a lane whose query, hold an inf or NaN has its scores computed in fp32 from
 // the exact parts. Keys read in place are not checked: unsplit bf16 tile products are the fp32 products,

@@ -505,11 +505,11 @@ bool SpansItems(const TaskType& task) {
     }
 }
 
-// Whether P may be rounded to bf16: values at most 2 and fp16 or bf16 outputs (fp32 outputs are held to
-// 2^-11). Rounding moves the output by up to 2^-8 of the weights' mean |value - output| (docs/decisions.md,
-// "P's bf16 rounding, worst case"). Other blocks keep their weights in fp32.
+// Whether P may be rounded to bf16: values within KernelCall::bf16WeightReach (fp16 or bf16 outputs; 0.5 to 2
+// by the precision standard's eps), where rounding moves an output by at most half the standard's bound
+// (docs/decisions.md, "P's bf16 rounding, worst case"). Other blocks keep their weights in fp32.
 bool WeightsFitBf16(const KernelCall& call, float largestMagnitude) {
-    return (call.outputType == ACL_FLOAT16 || call.outputType == ACL_BF16) && largestMagnitude <= 2.0f;
+    return largestMagnitude <= call.bf16WeightReach;
 }
 
 // Whether tiles take the task's dtypes: fp16 or bf16 queries, keys and values of one dtype, nothing quantised

@@ -258,6 +258,22 @@ void BuildSchedule(const AttentionPlan& plan, int threads, Task* tasks, MergeSte
     });
 }
 
+// The largest |value| for which weights rounded to bf16 keep an output within half the precision standard's
+// bound (docs/spec/DECISIONS.md, "Precision standard": eps 2^-8 for fp16 and 2^-7 for bf16 outputs, twice
+// that once head_dim * max_kv_len + 4 >= 2048). Rounding moves a weight by up to 2^-8 of itself, so an output
+// by up to 2^-8 of the weights' mean |value - output|, which is at most the largest |value|: 2^7 eps. 0 for
+// fp32 outputs, held to 2^-11.
+float Bf16WeightReach(const AttentionPlan& plan) {
+    const aclDataType out = plan.output.dtype;
+    if (out != ACL_FLOAT16 && out != ACL_BF16) return 0.0f;
+    int64_t longest = 0;
+    for (const WorkItem& item : plan.items)
+        longest = std::max<int64_t>(longest, item.kvEnd);
+    const bool shortCall = int64_t{plan.headDim} * longest + 4 < 2048;
+    const int epsExponent = (out == ACL_FLOAT16 ? -8 : -7) + (shortCall ? 0 : 1);
+    return std::ldexp(1.0f, epsExponent + 7);
+}
+
 }  // namespace
 
 std::optional<std::string> CallRefusal(const AttentionPlan& plan) {
@@ -379,6 +395,7 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
                   call.value.scale == nullptr && call.valueDequant.scale == nullptr &&
                   call.headDimV == call.dimVPad && call.quant == plan::QuantPolicy::Mode::kNone &&
                   (call.outputType == ACL_FLOAT16 || call.outputType == ACL_BF16);
+    call.bf16WeightReach = Bf16WeightReach(plan);
     return call;
 }
 

@@ -216,6 +216,9 @@ struct KernelCall {
     // are bf16 rows of contiguous channels (a whole number of vectors) without dequantisation, and the
     // outputs fp16 or bf16.
     bool bf16PV = false;
+    // The largest |value| whose weights cpu:amx may round to bf16 (Bf16WeightReach in kernel_call.cpp): 0 for
+    // fp32 outputs.
+    float bf16WeightReach = 0.0f;
     // The row runner may take Q.K by bf16 dot products too where bf16Dots holds and the keys are whole
     // 512-bit loads (a multiple of 32 channels, no padding).
     bool bf16RowDots = false;
