@@ -13,8 +13,9 @@
 // fp16 operands are split into bf16 hi + lo as in the row-block runner (three products for S, two for P V).
 // P goes to the tiles rounded to bf16 only where its values are within KernelCall::bf16WeightReach (fp16 or
 // bf16 outputs): rounding moves the output by up to 2^-8 of the weights' mean |value - output|
-// (docs/decisions.md, "P's bf16 rounding, worst case"). Other blocks (large values, values holding an inf or NaN, fp32 outputs) keep
-// their weights in fp32 (Exp2Precise) and accumulate P V in fp32 vectors, as the AVX-512 kernel does.
+// (docs/decisions.md, "P's bf16 rounding, worst case"). Other blocks (large values, values holding an inf or
+// NaN, fp32 outputs) keep their weights in fp32 (Exp2Precise) and accumulate P V in fp32 vectors, as the
+// AVX-512 kernel does.
 // A block whose staged keys, or a lane whose query, hold an inf or NaN has its scores computed in fp32 from
 // the exact parts. Keys read in place are not checked: unsplit bf16 tile products are the fp32 products,
 // infinities and NaNs included (denormal inputs count as zero, a change below 2^-126 |q|). The kv heads of a
@@ -353,7 +354,7 @@ class AmxColumnRunner {
     // S^T [rows, 16] = K Q^T for item g (staged keys at stage region g).
     void ItemScores(int g, int32_t j0, int32_t n, int rows, bool direct, bool exact) {
         const uint16_t *kHi = stageHi_ + g * l_.stageRows, *kLo = stageLo_ + g * l_.stageRows;
-        if (exact) return ExactScores(g, rows, kHi, kLo);
+        if (exact) return ExactScores(g, rows, kHi, kLo, false);
         const int tiles = rows / kTileRows;
         ATiles a[3];
         a[0] = direct ? CacheTiles(g, j0, n, tiles) : StagedTiles(kHi, tiles);
@@ -394,15 +395,16 @@ class AmxColumnRunner {
         return a;
     }
 
-    // The same dots in fp32: queries as loaded, keys hi + lo.
-    void ExactScores(int g, int rows, const uint16_t* kHi, const uint16_t* kLo) {
+    // The same dots in fp32: queries as loaded (times each lane's dotMul where `scaled`), keys hi + lo.
+    void ExactScores(int g, int rows, const uint16_t* kHi, const uint16_t* kLo, bool scaled) {
         const float* queries = queryRows_ + int64_t{g} * kColumnLanes * l_.d32;
         for (int t = 0; t < rows; ++t) {
             for (int lane = 0; lane < kColumnLanes; ++lane) {
+                const V factor = _mm512_set1_ps(scaled ? dotMul_[g][lane] : 1.0f);
                 V dot = _mm512_setzero_ps();
                 for (int64_t c = 0; c < l_.d32; c += 16) {
-                    const V k = StagedValues(kHi, kLo, splitKeys_, t * l_.d32 + c);
-                    dot = _mm512_fmadd_ps(_mm512_loadu_ps(queries + lane * l_.d32 + c), k, dot);
+                    const V q = _mm512_mul_ps(_mm512_loadu_ps(queries + lane * l_.d32 + c), factor);
+                    dot = _mm512_fmadd_ps(q, StagedValues(kHi, kLo, splitKeys_, t * l_.d32 + c), dot);
                 }
                 Scores(g)[t * kColumnLanes + lane] = _mm512_reduce_add_ps(dot);
             }
@@ -446,19 +448,7 @@ class AmxColumnRunner {
     // finite, which keys or queries that are not finite also give, with the same result here.
     void ScaledScores(int g, int32_t j0, int32_t n, int rows) {
         StageItem(call_.key, g, j0, n, rows, l_.d32);
-        const uint16_t *kHi = stageHi_ + g * l_.stageRows, *kLo = stageLo_ + g * l_.stageRows;
-        const float* queries = queryRows_ + int64_t{g} * kColumnLanes * l_.d32;
-        for (int t = 0; t < rows; ++t) {
-            for (int lane = 0; lane < kColumnLanes; ++lane) {
-                const V dotMul = _mm512_set1_ps(dotMul_[g][lane]);
-                V dot = _mm512_setzero_ps();
-                for (int64_t c = 0; c < l_.d32; c += 16) {
-                    const V q = _mm512_mul_ps(_mm512_loadu_ps(queries + lane * l_.d32 + c), dotMul);
-                    dot = _mm512_fmadd_ps(q, StagedValues(kHi, kLo, splitKeys_, t * l_.d32 + c), dot);
-                }
-                Scores(g)[t * kColumnLanes + lane] = _mm512_reduce_add_ps(dot);
-            }
-        }
+        ExactScores(g, rows, stageHi_ + g * l_.stageRows, stageLo_ + g * l_.stageRows, true);
         if (!packValues_) StageItem(call_.value, g, j0, n, rows, l_.v32);
     }
 

@@ -1024,7 +1024,7 @@ class AmxTaskRunner {
     // scale|, |q| the task's largest query norm, |k| the block's largest key norm).
     int ScoreProducts(int slot) const {
         if (!splitKeys_) return 1;
-        return scaleMax_ * queryNorm_ * chunk_->keyNorm[slot] <= kLoLoReach ? 3 : 4;
+        return LogitReach(slot) <= kLoLoReach ? 3 : 4;
     }
     int ValueSteps(const BlockRef& block) const {
         return itemCount_ * TileSteps(splitValues_ ? 2 : 1, block.rows / kPairSteps, mTiles_,
@@ -1059,10 +1059,12 @@ class AmxTaskRunner {
         }
     }
 
+    // s |q| |k| of packed slot `slot`: the bound of its logits' magnitude (the largest |row scale|, query
+    // norm of the task and key norm of the block).
+    float LogitReach(int slot) const { return scaleMax_ * queryNorm_ * chunk_->keyNorm[slot]; }
+
     // Whether the tiles compute the scores of packed slot `slot` within the precision standard (kTileReach).
-    bool WithinTileReach(int slot) const {
-        return scaleMax_ * queryNorm_ * chunk_->keyNorm[slot] <= kTileReach;
-    }
+    bool WithinTileReach(int slot) const { return LogitReach(slot) <= kTileReach; }
 
     // One lane's dots from the staged keys of its item, in fp32 from the exact parts (a block with a
     // non-finite key or beyond the tiles' reach, or a lane with a non-finite query).
@@ -1085,10 +1087,11 @@ class AmxTaskRunner {
     }
 
     // One lane's dots times its dotMul (which Logits then takes as 1), from the block's packed keys (their
-    // exact parts) sixteen keys at a time: where the raw dots of finite queries and keys leave fp32 while the
-    // scaled ones need not (a small row scale), as the AVX-512 kernel scales the query before its dots.
-    // The packed B layout holds keys t's channels 2p and 2p + 1 as the low and high half of dword
-    // [p * kBlockKeys + t]; four sums over the channel pairs keep the rounding near ExactLaneScores'.
+    // exact parts; the staging rows hold the previous block's values by then) sixteen keys at a time: where
+    // the raw dots of finite queries and keys leave fp32 while the scaled ones need not (a small row scale),
+    // as the AVX-512 kernel scales the query before its dots. The packed B layout holds keys t's channels 2p
+    // and 2p + 1 as the low and high half of dword [p * kBlockKeys + t]; four sums over the channel pairs
+    // keep the rounding near ExactLaneScores'.
     void ScaledLaneScores(const BlockRef& block, int lane) {
         const int slot = SlotOf(block, ItemOf(lane));
         const auto* hi = reinterpret_cast<const int32_t*>(KeyPart(slot, 0));
