@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <iterator>
 
 #if defined(__linux__)
@@ -106,14 +107,26 @@ constexpr Hideable kHideable[] = {
 
 struct HostDetection {
     CpuFeatures features;
+    CpuFeatures notHidden;  // every feature, less those ATBX_HIDE_CPU_FEATURES names
     std::vector<std::string> unknownHidden;
 };
+
+CpuFeatures EveryFeature() {
+    CpuFeatures f;
+    for (bool* feature : {&f.avx2, &f.fma, &f.f16c, &f.avx512f, &f.avx512bw, &f.avx512vl, &f.avx512dq,
+                          &f.avx512bf16, &f.avx512vnni, &f.avx512fp16, &f.amxBf16, &f.amxInt8})
+        *feature = true;
+    return f;
+}
 
 const HostDetection& Host() {
     static const HostDetection host = [] {
         HostDetection h;
         const char* hidden = std::getenv(kHideCpuFeaturesVariable);
-        h.features = HideCpuFeatures(Detect(), hidden != nullptr ? hidden : "", &h.unknownHidden);
+        const std::string_view names = hidden != nullptr ? hidden : "";
+        h.features = HideCpuFeatures(Detect(), names, &h.unknownHidden);
+        std::vector<std::string> unknownAgain;
+        h.notHidden = HideCpuFeatures(EveryFeature(), names, &unknownAgain);
         return h;
     }();
     return host;
@@ -141,6 +154,10 @@ CpuFeatures HideCpuFeatures(CpuFeatures features, std::string_view names, std::v
 
 const CpuFeatures& HostCpu() {
     return Host().features;
+}
+
+bool CpuFeatureHidden(bool CpuFeatures::*feature) {
+    return !(Host().notHidden.*feature);
 }
 
 const std::vector<std::string>& UnknownHiddenCpuFeatures() {

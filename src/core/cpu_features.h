@@ -36,6 +36,10 @@ inline constexpr const char* kHideCpuFeaturesVariable = "ATBX_HIDE_CPU_FEATURES"
 // *unknown.
 CpuFeatures HideCpuFeatures(CpuFeatures features, std::string_view names, std::vector<std::string>* unknown);
 
+// Whether ATBX_HIDE_CPU_FEATURES hides `feature`, whether or not the CPU has it: a path that runs on a
+// software model of a feature (cpu:amx in builds with ATBX_AMX_MODEL) is refused where the feature is hidden.
+bool CpuFeatureHidden(bool CpuFeatures::*feature);
+
 // The names in ATBX_HIDE_CPU_FEATURES that HideCpuFeatures did not know (`atbx paths` reports them).
 const std::vector<std::string>& UnknownHiddenCpuFeatures();
 

@@ -281,6 +281,17 @@ def test_hidden_cpu_features_make_their_paths_unavailable(atbx):
     assert "cpu:scalar available" in lines
 
 
+def test_hidden_amx_refuses_cpu_amx_in_every_build(atbx):
+    # Builds with the AMX tile model (the asan preset) run cpu:amx without the CPU's AMX, yet hiding it still
+    # refuses the path, as on a CPU without it.
+    result = paths_with_hidden(atbx, "amx-bf16")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    refusal = "cpu:amx unavailable: this CPU lacks AMX-BF16 (or Linux refused its tile state)"
+    assert any(line.startswith(refusal) for line in lines), lines
+    assert "cpu:scalar available" in lines
+
+
 def test_unknown_hidden_cpu_features_are_a_usage_error(atbx):
     result = paths_with_hidden(atbx, "avx512vnni avx1024")
     assert result.returncode == 1

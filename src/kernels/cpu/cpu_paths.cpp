@@ -43,7 +43,7 @@ bool AmxTilesOnModel() {
 
 std::optional<std::string> AmxRefusal(const plan::AttentionPlan& plan) {
     using F = core::CpuFeatures;
-    if (!AmxTilesOnModel() && !core::HostCpu().amxBf16)
+    if (AmxTilesOnModel() ? core::CpuFeatureHidden(&F::amxBf16) : !core::HostCpu().amxBf16)
         return "this CPU lacks AMX-BF16 (or Linux refused its tile state)";
     return Refusal({{&F::avx512f, "AVX-512F"},
                     {&F::avx512bw, "AVX-512BW"},
