@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <initializer_list>
 #include <iterator>
 
 #if defined(__linux__)
@@ -107,26 +106,16 @@ constexpr Hideable kHideable[] = {
 
 struct HostDetection {
     CpuFeatures features;
-    CpuFeatures notHidden;  // every feature, less those ATBX_HIDE_CPU_FEATURES names
+    std::string hidden;  // ATBX_HIDE_CPU_FEATURES
     std::vector<std::string> unknownHidden;
 };
-
-CpuFeatures EveryFeature() {
-    CpuFeatures f;
-    for (bool* feature : {&f.avx2, &f.fma, &f.f16c, &f.avx512f, &f.avx512bw, &f.avx512vl, &f.avx512dq,
-                          &f.avx512bf16, &f.avx512vnni, &f.avx512fp16, &f.amxBf16, &f.amxInt8})
-        *feature = true;
-    return f;
-}
 
 const HostDetection& Host() {
     static const HostDetection host = [] {
         HostDetection h;
         const char* hidden = std::getenv(kHideCpuFeaturesVariable);
-        const std::string_view names = hidden != nullptr ? hidden : "";
-        h.features = HideCpuFeatures(Detect(), names, &h.unknownHidden);
-        std::vector<std::string> unknownAgain;
-        h.notHidden = HideCpuFeatures(EveryFeature(), names, &unknownAgain);
+        h.hidden = hidden != nullptr ? hidden : "";
+        h.features = HideCpuFeatures(Detect(), h.hidden, &h.unknownHidden);
         return h;
     }();
     return host;
@@ -157,7 +146,10 @@ const CpuFeatures& HostCpu() {
 }
 
 bool CpuFeatureHidden(bool CpuFeatures::*feature) {
-    return !(Host().notHidden.*feature);
+    CpuFeatures present;
+    present.*feature = true;
+    std::vector<std::string> unknown;
+    return !(HideCpuFeatures(present, Host().hidden, &unknown).*feature);
 }
 
 const std::vector<std::string>& UnknownHiddenCpuFeatures() {
