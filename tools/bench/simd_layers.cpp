@@ -1,0 +1,380 @@
+// atbx's own SIMD layer (src/kernels/cpu/simd/simd_avx512.inl) against Google Highway (Debian's libhwy-dev)
+// on the inner loops of the decode kernel: the measurement behind docs/design.md, "Why intrinsics and not
+// Highway". One thread, data in L1 (a tile of 64 keys x 128 channels and 4 query lanes: a GQA 32/8 decode
+// step's work per kv head and tile), each loop written once per layer with the same blocking (4 lanes x 4
+// keys for Q.K, 4 lanes x 4 vectors for P.V) and the operations each layer offers for it.
+// scripts/simd_layers.sh builds and runs it.
+#include <hwy/highway.h>
+#include <immintrin.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include <hwy/contrib/math/math-inl.h>
+
+namespace atbx_layer {
+#include "kernels/cpu/simd/simd_avx512.inl"
+}  // namespace atbx_layer
+
+namespace {
+
+using Simd = atbx_layer::Simd;
+using V = Simd::V;
+namespace hn = hwy::HWY_NAMESPACE;
+
+constexpr int kLanes = 4;
+constexpr int kKeys = 64;
+constexpr int kDim = 128;
+constexpr double kFlops = 2.0 * kLanes * kKeys * kDim;  // one product (Q.K or P.V) of the tile
+
+// The tile's operands in every dtype the kernels read: queries fp32, bf16 and int16; keys and values fp16,
+// bf16 and int8; weights P fp32. Row-major, rows kDim elements apart.
+struct Tile {
+    std::vector<float> query = std::vector<float>(kLanes * kDim);
+    std::vector<uint16_t> queryBf16 = std::vector<uint16_t>(kLanes * kDim);
+    std::vector<int16_t> queryInt16 = std::vector<int16_t>(kLanes * kDim);
+    std::vector<uint16_t> keysHalf = std::vector<uint16_t>(kKeys * kDim);
+    std::vector<uint16_t> keysBf16 = std::vector<uint16_t>(kKeys * kDim);
+    std::vector<int8_t> keysInt8 = std::vector<int8_t>(kKeys * kDim);
+    std::vector<float> weights = std::vector<float>(kLanes * kKeys);
+};
+
+uint16_t Bf16Bits(float x) {
+    return static_cast<uint16_t>(std::bit_cast<uint32_t>(x) >> 16);  // values chosen exact in bf16
+}
+
+Tile RandomTile() {
+    Tile tile;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+    std::uniform_int_distribution<int> small(-127, 127);
+    for (size_t i = 0; i < tile.query.size(); ++i) {
+        tile.query[i] = std::bit_cast<float>(std::bit_cast<uint32_t>(unit(rng)) & 0xFFFF0000u);
+        tile.queryBf16[i] = Bf16Bits(tile.query[i]);
+        tile.queryInt16[i] = static_cast<int16_t>(small(rng) * 200);
+    }
+    for (size_t i = 0; i < tile.keysHalf.size(); ++i) {
+        const float x = std::bit_cast<float>(std::bit_cast<uint32_t>(unit(rng)) & 0xFFFF0000u);
+        tile.keysHalf[i] = static_cast<uint16_t>(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
+        tile.keysBf16[i] = Bf16Bits(x);
+        tile.keysInt8[i] = static_cast<int8_t>(small(rng));
+    }
+    for (float& w : tile.weights)
+        w = 0.5f * (unit(rng) + 1.0f);
+    return tile;
+}
+
+// Rows of a key tile as the kernel's Rows concept reads them (Row(t), Request(t, c)).
+template <class Element>
+struct KeyRows {
+    const Element* data;
+    const Element* Row(int32_t t) const { return data + int64_t{t} * kDim; }
+    void Request(int32_t, int) const {}
+};
+
+// ---- Q.K of fp16 keys on fp32 FMAs: scores[l][t] = q_l . k_t.
+
+void HalfDotsAtbx(const Tile& tile, float* scores) {
+    for (int t = 0; t < kKeys; t += 4) {
+        V a[kLanes][4];
+        for (auto& row : a)
+            std::fill(std::begin(row), std::end(row), Simd::Zero());
+        for (int c = 0; c < kDim; c += 16) {
+            V k[4];
+            for (int i = 0; i < 4; ++i)
+                k[i] = Simd::LoadHalf(tile.keysHalf.data() + (t + i) * kDim + c);
+            for (int l = 0; l < kLanes; ++l) {
+                const V x = Simd::Load(tile.query.data() + l * kDim + c);
+                for (int i = 0; i < 4; ++i)
+                    a[l][i] = Simd::MulAdd(x, k[i], a[l][i]);
+            }
+        }
+        Simd::ReduceAdd4x4(a, scores + t, kKeys);
+    }
+}
+
+void HalfDotsHighway(const Tile& tile, float* scores) {
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+    const auto* keys = reinterpret_cast<const hwy::float16_t*>(tile.keysHalf.data());
+    for (int t = 0; t < kKeys; t += 4) {
+        hn::Vec<decltype(df)> a[kLanes][4];
+        for (auto& row : a)
+            std::fill(std::begin(row), std::end(row), hn::Zero(df));
+        for (int c = 0; c < kDim; c += 16) {
+            hn::Vec<decltype(df)> k[4];
+            for (int i = 0; i < 4; ++i)
+                k[i] = hn::PromoteTo(df, hn::LoadU(dh, keys + (t + i) * kDim + c));
+            for (int l = 0; l < kLanes; ++l) {
+                const auto x = hn::LoadU(df, tile.query.data() + l * kDim + c);
+                for (int i = 0; i < 4; ++i)
+                    a[l][i] = hn::MulAdd(x, k[i], a[l][i]);
+            }
+        }
+        for (int l = 0; l < kLanes; ++l) {
+            for (int i = 0; i < 4; ++i)
+                scores[l * kKeys + t + i] = hn::GetLane(hn::SumOfLanes(df, a[l][i]));
+        }
+    }
+}
+
+// ---- Q.K of bf16 keys: AVX512-BF16 dot products (atbx), Highway's widening multiply-accumulate.
+
+void Bf16DotsAtbx(const Tile& tile, float* scores) {
+    const auto reduce = [](const V(&a)[kLanes][4], float* out, int64_t ldo) {
+        Simd::ReduceAdd4x4(a, out, ldo);
+    };
+    Simd::Bf16Dots<kLanes>(tile.queryBf16.data(), kDim, KeyRows<uint16_t>{tile.keysBf16.data()}, kKeys, kDim,
+                           scores, kKeys, reduce);
+}
+
+void Bf16DotsHighway(const Tile& tile, float* scores) {
+    const hn::ScalableTag<float> df;
+    const hn::Repartition<hwy::bfloat16_t, decltype(df)> dbf;
+    const auto* query = reinterpret_cast<const hwy::bfloat16_t*>(tile.queryBf16.data());
+    const auto* keys = reinterpret_cast<const hwy::bfloat16_t*>(tile.keysBf16.data());
+    for (int t = 0; t < kKeys; t += 4) {
+        hn::Vec<decltype(df)> a[kLanes][4], b[kLanes][4];
+        for (int l = 0; l < kLanes; ++l) {
+            std::fill(std::begin(a[l]), std::end(a[l]), hn::Zero(df));
+            std::fill(std::begin(b[l]), std::end(b[l]), hn::Zero(df));
+        }
+        for (int c = 0; c < kDim; c += 32) {
+            hn::Vec<decltype(dbf)> k[4];
+            for (int i = 0; i < 4; ++i)
+                k[i] = hn::LoadU(dbf, keys + (t + i) * kDim + c);
+            for (int l = 0; l < kLanes; ++l) {
+                const auto x = hn::LoadU(dbf, query + l * kDim + c);
+                for (int i = 0; i < 4; ++i)
+                    a[l][i] = hn::ReorderWidenMulAccumulate(df, x, k[i], a[l][i], b[l][i]);
+            }
+        }
+        for (int l = 0; l < kLanes; ++l) {
+            for (int i = 0; i < 4; ++i)
+                scores[l * kKeys + t + i] = hn::GetLane(hn::SumOfLanes(df, hn::Add(a[l][i], b[l][i])));
+        }
+    }
+}
+
+// ---- Q.K of int8 keys with an int16 query: AVX512-VNNI int16 dot products (atbx), Highway's widening
+// multiply-accumulate of int16.
+
+void Int8DotsAtbx(const Tile& tile, float* scores) {
+    const auto reduce = [](const V(&a)[kLanes][4], float* out, int64_t ldo) {
+        Simd::ReduceAdd4x4(a, out, ldo);
+    };
+    Simd::Int16Dots<kLanes>(tile.queryInt16.data(), kDim, KeyRows<int8_t>{tile.keysInt8.data()}, kKeys, kDim,
+                            scores, kKeys, reduce);
+}
+
+void Int8DotsHighway(const Tile& tile, float* scores) {
+    const hn::ScalableTag<int32_t> di32;
+    const hn::ScalableTag<float> df;
+    const hn::Repartition<int16_t, decltype(di32)> di16;
+    const hn::Rebind<int8_t, decltype(di16)> di8;
+    for (int t = 0; t < kKeys; t += 4) {
+        hn::Vec<decltype(di32)> a[kLanes][4], b[kLanes][4];
+        for (int l = 0; l < kLanes; ++l) {
+            std::fill(std::begin(a[l]), std::end(a[l]), hn::Zero(di32));
+            std::fill(std::begin(b[l]), std::end(b[l]), hn::Zero(di32));
+        }
+        for (int c = 0; c < kDim; c += 32) {
+            hn::Vec<decltype(di16)> k[4];
+            for (int i = 0; i < 4; ++i)
+                k[i] = hn::PromoteTo(di16, hn::LoadU(di8, tile.keysInt8.data() + (t + i) * kDim + c));
+            for (int l = 0; l < kLanes; ++l) {
+                const auto x = hn::LoadU(di16, tile.queryInt16.data() + l * kDim + c);
+                for (int i = 0; i < 4; ++i)
+                    a[l][i] = hn::ReorderWidenMulAccumulate(di32, x, k[i], a[l][i], b[l][i]);
+            }
+        }
+        for (int l = 0; l < kLanes; ++l) {
+            for (int i = 0; i < 4; ++i) {
+                const auto sum = hn::ConvertTo(df, hn::RearrangeToOddPlusEven(a[l][i], b[l][i]));
+                scores[l * kKeys + t + i] = hn::GetLane(hn::SumOfLanes(df, sum));
+            }
+        }
+    }
+}
+
+// ---- P.V of fp16 values on fp32 FMAs: acc[l][c] = sum_t p[l][t] v_t[c] (the key rows serve as values).
+
+void HalfAccumulateAtbx(const Tile& tile, float* acc) {
+    for (int c0 = 0; c0 < kDim; c0 += 64) {
+        V a[kLanes][4];
+        for (auto& row : a)
+            std::fill(std::begin(row), std::end(row), Simd::Zero());
+        for (int t = 0; t < kKeys; ++t) {
+            V v[4];
+            for (int j = 0; j < 4; ++j)
+                v[j] = Simd::LoadHalf(tile.keysHalf.data() + t * kDim + c0 + 16 * j);
+            for (int l = 0; l < kLanes; ++l) {
+                const V p = Simd::Set(tile.weights[l * kKeys + t]);
+                for (int j = 0; j < 4; ++j)
+                    a[l][j] = Simd::MulAdd(p, v[j], a[l][j]);
+            }
+        }
+        for (int l = 0; l < kLanes; ++l) {
+            for (int j = 0; j < 4; ++j)
+                Simd::Store(acc + l * kDim + c0 + 16 * j, a[l][j]);
+        }
+    }
+}
+
+void HalfAccumulateHighway(const Tile& tile, float* acc) {
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+    const auto* values = reinterpret_cast<const hwy::float16_t*>(tile.keysHalf.data());
+    for (int c0 = 0; c0 < kDim; c0 += 64) {
+        hn::Vec<decltype(df)> a[kLanes][4];
+        for (auto& row : a)
+            std::fill(std::begin(row), std::end(row), hn::Zero(df));
+        for (int t = 0; t < kKeys; ++t) {
+            hn::Vec<decltype(df)> v[4];
+            for (int j = 0; j < 4; ++j)
+                v[j] = hn::PromoteTo(df, hn::LoadU(dh, values + t * kDim + c0 + 16 * j));
+            for (int l = 0; l < kLanes; ++l) {
+                const auto p = hn::Set(df, tile.weights[l * kKeys + t]);
+                for (int j = 0; j < 4; ++j)
+                    a[l][j] = hn::MulAdd(p, v[j], a[l][j]);
+            }
+        }
+        for (int l = 0; l < kLanes; ++l) {
+            for (int j = 0; j < 4; ++j)
+                hn::StoreU(a[l][j], df, acc + l * kDim + c0 + 16 * j);
+        }
+    }
+}
+
+// ---- The softmax's exp of the tile's scores, in place.
+
+void ExpAtbx(float* s) {
+    for (int i = 0; i < kLanes * kKeys; i += 16)
+        Simd::Store(s + i, Simd::Exp(Simd::Load(s + i)));
+}
+
+void ExpHighway(float* s) {
+    const hn::ScalableTag<float> df;
+    for (int i = 0; i < kLanes * kKeys; i += 16)
+        hn::StoreU(hn::Exp(df, hn::LoadU(df, s + i)), df, s + i);
+}
+
+// Best nanoseconds per call of fn over `spells` spells of about 0.2 s each.
+template <class Fn>
+double BestNanoseconds(Fn fn, int spells) {
+    using Clock = std::chrono::steady_clock;
+    double best = 1e30;
+    for (int spell = 0; spell < spells; ++spell) {
+        int64_t calls = 0;
+        const auto start = Clock::now();
+        double elapsed = 0.0;
+        while (elapsed < 0.2) {
+            for (int i = 0; i < 256; ++i)
+                fn();
+            calls += 256;
+            elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+        }
+        best = std::min(best, elapsed * 1e9 / static_cast<double>(calls));
+    }
+    return best;
+}
+
+double MaxRelativeDifference(const std::vector<float>& a, const std::vector<float>& b) {
+    double worst = 0.0, scale = 0.0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        worst = std::max(worst, std::fabs(static_cast<double>(a[i]) - b[i]));
+        scale = std::max(scale, std::fabs(static_cast<double>(a[i])));
+    }
+    return scale > 0.0 ? worst / scale : worst;
+}
+
+// Times one loop in both layers; prints the row and checks that the two computed the same values.
+template <class Atbx, class Highway>
+bool Row(const char* name, size_t outputs, double flops, Atbx atbx, Highway highway, int spells) {
+    std::vector<float> ours(outputs), theirs(outputs);
+    atbx(ours.data());
+    highway(theirs.data());
+    const double difference = MaxRelativeDifference(ours, theirs);
+    volatile float sink = 0.0f;
+    const double atbxNs = BestNanoseconds(
+        [&] {
+            atbx(ours.data());
+            sink = sink + ours[0];
+        },
+        spells);
+    const double highwayNs = BestNanoseconds(
+        [&] {
+            highway(theirs.data());
+            sink = sink + theirs[0];
+        },
+        spells);
+    char atbxRate[32] = "—", highwayRate[32] = "—";
+    if (flops > 0.0) {
+        std::snprintf(atbxRate, sizeof atbxRate, "%.1f", flops / atbxNs);
+        std::snprintf(highwayRate, sizeof highwayRate, "%.1f", flops / highwayNs);
+    }
+    std::printf("| %s | %.1f | %s | %.1f | %s | %.2fx | %.1e |\n", name, atbxNs, atbxRate, highwayNs,
+                highwayRate, highwayNs / atbxNs, difference);
+    return difference < 1e-5;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+        !__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512vnni")) {
+        std::fprintf(stderr,
+                     "simd_layers: this CPU lacks AVX-512 (F, BW) with AVX512-BF16 and AVX512-VNNI\n");
+        return 2;
+    }
+    const int spells = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
+    const Tile tile = RandomTile();
+    std::vector<float> scores(kLanes * kKeys);
+    HalfDotsAtbx(tile, scores.data());
+    for (float& s : scores)
+        s = s * 0.125f - 2.0f;  // logits of a softmax step
+
+    std::printf(
+        "Highway %d.%d.%d, static target %s; one thread, a tile of %d keys x %d channels, %d lanes\n\n",
+        HWY_MAJOR, HWY_MINOR, HWY_PATCH, hwy::TargetName(HWY_STATIC_TARGET), kKeys, kDim, kLanes);
+    std::printf(
+        "| loop | atbx ns | atbx GFLOP/s | Highway ns | Highway GFLOP/s | Highway / atbx time | max rel. "
+        "diff |\n");
+    std::printf("|---|---|---|---|---|---|---|\n");
+    bool same = true;
+    const size_t dots = kLanes * kKeys, accs = kLanes * kDim;
+    same &= Row(
+        "Q.K fp16 keys, fp32 FMA", dots, kFlops, [&](float* o) { HalfDotsAtbx(tile, o); },
+        [&](float* o) { HalfDotsHighway(tile, o); }, spells);
+    same &= Row(
+        "Q.K bf16 keys", dots, kFlops, [&](float* o) { Bf16DotsAtbx(tile, o); },
+        [&](float* o) { Bf16DotsHighway(tile, o); }, spells);
+    same &= Row(
+        "Q.K int8 keys, int16 query", dots, kFlops, [&](float* o) { Int8DotsAtbx(tile, o); },
+        [&](float* o) { Int8DotsHighway(tile, o); }, spells);
+    same &= Row(
+        "P.V fp16 values, fp32 FMA", accs, kFlops, [&](float* o) { HalfAccumulateAtbx(tile, o); },
+        [&](float* o) { HalfAccumulateHighway(tile, o); }, spells);
+    same &= Row(
+        "exp of the tile's 256 logits", dots, 0.0,
+        [&](float* o) {
+            std::memcpy(o, scores.data(), dots * sizeof(float));
+            ExpAtbx(o);
+        },
+        [&](float* o) {
+            std::memcpy(o, scores.data(), dots * sizeof(float));
+            ExpHighway(o);
+        },
+        spells);
+    if (!same) std::fprintf(stderr, "simd_layers: the two layers computed different values\n");
+    return same ? 0 : 1;
+}
