@@ -1,9 +1,11 @@
-// atbx's own SIMD layer (src/kernels/cpu/simd/simd_avx512.inl) against Google Highway (Debian's libhwy-dev)
-// on the inner loops of the decode kernel: the measurement behind docs/design.md, "Why intrinsics and not
-// Highway". One thread, data in L1 (a tile of 64 keys x 128 channels and 4 query lanes: a GQA 32/8 decode
-// step's work per kv head and tile), each loop written once per layer with the same blocking (4 lanes x 4
-// keys for Q.K, 4 lanes x 4 vectors for P.V) and the operations each layer offers for it.
-// scripts/simd_layers.sh builds and runs it.
+// atbx's own SIMD layer (src/kernels/cpu/simd/simd_avx512.inl or simd_avx2.inl, whichever instruction set
+// this file is compiled for) against Google Highway (Debian's libhwy-dev, its static target for the same
+// flags) on the inner loops of the decode kernel: the measurement behind docs/design.md, "Why intrinsics and
+// not Highway". One thread, data in L1 (a tile of 64 keys x 128 channels and 4 query lanes: a GQA 32/8 decode
+// step's work per kv head and tile), each loop written once per layer with the kernel's blocking on that
+// instruction set (register_blocks.inl: Q.K in blocks of 4 lanes x 4 keys on AVX-512, 4 x 2 on AVX2; P.V in 4
+// lanes x 4 or 2 vectors) and the operations each layer offers for it. scripts/simd_layers.sh builds and runs
+// it for each vector path the CPU has.
 #include <hwy/highway.h>
 #include <immintrin.h>
 
@@ -22,7 +24,11 @@
 #include <hwy/contrib/math/math-inl.h>
 
 namespace atbx_layer {
+#if defined(__AVX512F__)
 #include "kernels/cpu/simd/simd_avx512.inl"
+#else
+#include "kernels/cpu/simd/simd_avx2.inl"
+#endif
 }  // namespace atbx_layer
 
 namespace {
@@ -30,6 +36,10 @@ namespace {
 using Simd = atbx_layer::Simd;
 using V = Simd::V;
 namespace hn = hwy::HWY_NAMESPACE;
+constexpr int kW = Simd::kWidth;
+constexpr bool kAvx512 = kW == 16;
+constexpr int kBlockKeys = kAvx512 ? 4 : 2;     // keys of a Q.K register block of 4 lanes
+constexpr int kBlockVectors = kAvx512 ? 4 : 2;  // vectors of a P.V register block of 4 lanes
 
 constexpr int kLanes = 4;
 constexpr int kKeys = 64;
@@ -83,58 +93,97 @@ struct KeyRows {
 
 // ---- Q.K of fp16 keys on fp32 FMAs: scores[l][t] = q_l . k_t.
 
-void HalfDotsAtbx(const Tile& tile, float* scores) {
-    for (int t = 0; t < kKeys; t += 4) {
-        V a[kLanes][4];
+// scores[l][t..t + kBlockKeys) = the sums of a[l][i]'s lanes, as the kernel's ReduceDots
+// (register_blocks.inl) takes them: one 4 x 4 reduction tree on AVX-512, two lanes' two sums at a time on
+// AVX2.
+template <int NK>
+void ReduceBlock(const V (&a)[kLanes][NK], float* out, int64_t ldo) {
+    if constexpr (NK == 4) {
+        Simd::ReduceAdd4x4(a, out, ldo);
+    } else {
+        for (int l = 0; l < kLanes; l += 2) {
+            float sums[4];
+            Simd::ReduceAdd4(a[l][0], a[l][1], a[l + 1][0], a[l + 1][1], sums);
+            out[l * ldo] = sums[0];
+            out[l * ldo + 1] = sums[1];
+            out[(l + 1) * ldo] = sums[2];
+            out[(l + 1) * ldo + 1] = sums[3];
+        }
+    }
+}
+
+// Q.K of rows converted to fp32 as they are loaded (load(row, c): kW channels of key row `row`).
+template <class Load>
+void ConvertedDotsAtbx(const Tile& tile, Load load, float* scores) {
+    for (int t = 0; t < kKeys; t += kBlockKeys) {
+        V a[kLanes][kBlockKeys];
         for (auto& row : a)
             std::fill(std::begin(row), std::end(row), Simd::Zero());
-        for (int c = 0; c < kDim; c += 16) {
-            V k[4];
-            for (int i = 0; i < 4; ++i)
-                k[i] = Simd::LoadHalf(tile.keysHalf.data() + (t + i) * kDim + c);
+        for (int c = 0; c < kDim; c += kW) {
+            V k[kBlockKeys];
+            for (int i = 0; i < kBlockKeys; ++i)
+                k[i] = load(t + i, c);
             for (int l = 0; l < kLanes; ++l) {
                 const V x = Simd::Load(tile.query.data() + l * kDim + c);
-                for (int i = 0; i < 4; ++i)
+                for (int i = 0; i < kBlockKeys; ++i)
                     a[l][i] = Simd::MulAdd(x, k[i], a[l][i]);
             }
         }
-        Simd::ReduceAdd4x4(a, scores + t, kKeys);
+        ReduceBlock(a, scores + t, kKeys);
     }
+}
+
+void HalfDotsAtbx(const Tile& tile, float* scores) {
+    const auto load = [&tile](int row, int c) {
+        return Simd::LoadHalf(tile.keysHalf.data() + row * kDim + c);
+    };
+    ConvertedDotsAtbx(tile, load, scores);
 }
 
 void HalfDotsHighway(const Tile& tile, float* scores) {
     const hn::ScalableTag<float> df;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
     const auto* keys = reinterpret_cast<const hwy::float16_t*>(tile.keysHalf.data());
-    for (int t = 0; t < kKeys; t += 4) {
-        hn::Vec<decltype(df)> a[kLanes][4];
+    const int step = static_cast<int>(hn::Lanes(df));
+    for (int t = 0; t < kKeys; t += kBlockKeys) {
+        hn::Vec<decltype(df)> a[kLanes][kBlockKeys];
         for (auto& row : a)
             std::fill(std::begin(row), std::end(row), hn::Zero(df));
-        for (int c = 0; c < kDim; c += 16) {
-            hn::Vec<decltype(df)> k[4];
-            for (int i = 0; i < 4; ++i)
+        for (int c = 0; c < kDim; c += step) {
+            hn::Vec<decltype(df)> k[kBlockKeys];
+            for (int i = 0; i < kBlockKeys; ++i)
                 k[i] = hn::PromoteTo(df, hn::LoadU(dh, keys + (t + i) * kDim + c));
             for (int l = 0; l < kLanes; ++l) {
                 const auto x = hn::LoadU(df, tile.query.data() + l * kDim + c);
-                for (int i = 0; i < 4; ++i)
+                for (int i = 0; i < kBlockKeys; ++i)
                     a[l][i] = hn::MulAdd(x, k[i], a[l][i]);
             }
         }
         for (int l = 0; l < kLanes; ++l) {
-            for (int i = 0; i < 4; ++i)
+            for (int i = 0; i < kBlockKeys; ++i)
                 scores[l * kKeys + t + i] = hn::GetLane(hn::SumOfLanes(df, a[l][i]));
         }
     }
 }
 
-// ---- Q.K of bf16 keys: AVX512-BF16 dot products (atbx), Highway's widening multiply-accumulate.
+// ---- Q.K of bf16 keys: AVX512-BF16 dot products on AVX-512, keys widened to fp32 on AVX2 (atbx); Highway's
+// widening multiply-accumulate.
+
+// ReduceBlock as the dot blocks take their reduction.
+constexpr auto kReduce = [](const V (&a)[kLanes][kBlockKeys], float* out, int64_t ldo) {
+    ReduceBlock(a, out, ldo);
+};
 
 void Bf16DotsAtbx(const Tile& tile, float* scores) {
-    const auto reduce = [](const V(&a)[kLanes][4], float* out, int64_t ldo) {
-        Simd::ReduceAdd4x4(a, out, ldo);
-    };
+#if defined(__AVX512F__)
     Simd::Bf16Dots<kLanes>(tile.queryBf16.data(), kDim, KeyRows<uint16_t>{tile.keysBf16.data()}, kKeys, kDim,
-                           scores, kKeys, reduce);
+                           scores, kKeys, kReduce);
+#else
+    const auto load = [&tile](int row, int c) {
+        return Simd::LoadBf16(tile.keysBf16.data() + row * kDim + c);
+    };
+    ConvertedDotsAtbx(tile, load, scores);
+#endif
 }
 
 void Bf16DotsHighway(const Tile& tile, float* scores) {
@@ -142,38 +191,36 @@ void Bf16DotsHighway(const Tile& tile, float* scores) {
     const hn::Repartition<hwy::bfloat16_t, decltype(df)> dbf;
     const auto* query = reinterpret_cast<const hwy::bfloat16_t*>(tile.queryBf16.data());
     const auto* keys = reinterpret_cast<const hwy::bfloat16_t*>(tile.keysBf16.data());
-    for (int t = 0; t < kKeys; t += 4) {
-        hn::Vec<decltype(df)> a[kLanes][4], b[kLanes][4];
+    const int step = static_cast<int>(hn::Lanes(dbf));
+    for (int t = 0; t < kKeys; t += kBlockKeys) {
+        hn::Vec<decltype(df)> a[kLanes][kBlockKeys], b[kLanes][kBlockKeys];
         for (int l = 0; l < kLanes; ++l) {
             std::fill(std::begin(a[l]), std::end(a[l]), hn::Zero(df));
             std::fill(std::begin(b[l]), std::end(b[l]), hn::Zero(df));
         }
-        for (int c = 0; c < kDim; c += 32) {
-            hn::Vec<decltype(dbf)> k[4];
-            for (int i = 0; i < 4; ++i)
+        for (int c = 0; c < kDim; c += step) {
+            hn::Vec<decltype(dbf)> k[kBlockKeys];
+            for (int i = 0; i < kBlockKeys; ++i)
                 k[i] = hn::LoadU(dbf, keys + (t + i) * kDim + c);
             for (int l = 0; l < kLanes; ++l) {
                 const auto x = hn::LoadU(dbf, query + l * kDim + c);
-                for (int i = 0; i < 4; ++i)
+                for (int i = 0; i < kBlockKeys; ++i)
                     a[l][i] = hn::ReorderWidenMulAccumulate(df, x, k[i], a[l][i], b[l][i]);
             }
         }
         for (int l = 0; l < kLanes; ++l) {
-            for (int i = 0; i < 4; ++i)
+            for (int i = 0; i < kBlockKeys; ++i)
                 scores[l * kKeys + t + i] = hn::GetLane(hn::SumOfLanes(df, hn::Add(a[l][i], b[l][i])));
         }
     }
 }
 
-// ---- Q.K of int8 keys with an int16 query: AVX512-VNNI int16 dot products (atbx), Highway's widening
-// multiply-accumulate of int16.
+// ---- Q.K of int8 keys with an int16 query: int16 dot products (atbx: VPDPWSSD with AVX512-VNNI, VPMADDWD
+// and an add on AVX2), Highway's widening multiply-accumulate of int16.
 
 void Int8DotsAtbx(const Tile& tile, float* scores) {
-    const auto reduce = [](const V(&a)[kLanes][4], float* out, int64_t ldo) {
-        Simd::ReduceAdd4x4(a, out, ldo);
-    };
     Simd::Int16Dots<kLanes>(tile.queryInt16.data(), kDim, KeyRows<int8_t>{tile.keysInt8.data()}, kKeys, kDim,
-                            scores, kKeys, reduce);
+                            scores, kKeys, kReduce);
 }
 
 void Int8DotsHighway(const Tile& tile, float* scores) {
@@ -181,24 +228,25 @@ void Int8DotsHighway(const Tile& tile, float* scores) {
     const hn::ScalableTag<float> df;
     const hn::Repartition<int16_t, decltype(di32)> di16;
     const hn::Rebind<int8_t, decltype(di16)> di8;
-    for (int t = 0; t < kKeys; t += 4) {
-        hn::Vec<decltype(di32)> a[kLanes][4], b[kLanes][4];
+    const int step = static_cast<int>(hn::Lanes(di16));
+    for (int t = 0; t < kKeys; t += kBlockKeys) {
+        hn::Vec<decltype(di32)> a[kLanes][kBlockKeys], b[kLanes][kBlockKeys];
         for (int l = 0; l < kLanes; ++l) {
             std::fill(std::begin(a[l]), std::end(a[l]), hn::Zero(di32));
             std::fill(std::begin(b[l]), std::end(b[l]), hn::Zero(di32));
         }
-        for (int c = 0; c < kDim; c += 32) {
-            hn::Vec<decltype(di16)> k[4];
-            for (int i = 0; i < 4; ++i)
+        for (int c = 0; c < kDim; c += step) {
+            hn::Vec<decltype(di16)> k[kBlockKeys];
+            for (int i = 0; i < kBlockKeys; ++i)
                 k[i] = hn::PromoteTo(di16, hn::LoadU(di8, tile.keysInt8.data() + (t + i) * kDim + c));
             for (int l = 0; l < kLanes; ++l) {
                 const auto x = hn::LoadU(di16, tile.queryInt16.data() + l * kDim + c);
-                for (int i = 0; i < 4; ++i)
+                for (int i = 0; i < kBlockKeys; ++i)
                     a[l][i] = hn::ReorderWidenMulAccumulate(di32, x, k[i], a[l][i], b[l][i]);
             }
         }
         for (int l = 0; l < kLanes; ++l) {
-            for (int i = 0; i < 4; ++i) {
+            for (int i = 0; i < kBlockKeys; ++i) {
                 const auto sum = hn::ConvertTo(df, hn::RearrangeToOddPlusEven(a[l][i], b[l][i]));
                 scores[l * kKeys + t + i] = hn::GetLane(hn::SumOfLanes(df, sum));
             }
@@ -209,23 +257,23 @@ void Int8DotsHighway(const Tile& tile, float* scores) {
 // ---- P.V of fp16 values on fp32 FMAs: acc[l][c] = sum_t p[l][t] v_t[c] (the key rows serve as values).
 
 void HalfAccumulateAtbx(const Tile& tile, float* acc) {
-    for (int c0 = 0; c0 < kDim; c0 += 64) {
-        V a[kLanes][4];
+    for (int c0 = 0; c0 < kDim; c0 += kBlockVectors * kW) {
+        V a[kLanes][kBlockVectors];
         for (auto& row : a)
             std::fill(std::begin(row), std::end(row), Simd::Zero());
         for (int t = 0; t < kKeys; ++t) {
-            V v[4];
-            for (int j = 0; j < 4; ++j)
-                v[j] = Simd::LoadHalf(tile.keysHalf.data() + t * kDim + c0 + 16 * j);
+            V v[kBlockVectors];
+            for (int j = 0; j < kBlockVectors; ++j)
+                v[j] = Simd::LoadHalf(tile.keysHalf.data() + t * kDim + c0 + kW * j);
             for (int l = 0; l < kLanes; ++l) {
                 const V p = Simd::Set(tile.weights[l * kKeys + t]);
-                for (int j = 0; j < 4; ++j)
+                for (int j = 0; j < kBlockVectors; ++j)
                     a[l][j] = Simd::MulAdd(p, v[j], a[l][j]);
             }
         }
         for (int l = 0; l < kLanes; ++l) {
-            for (int j = 0; j < 4; ++j)
-                Simd::Store(acc + l * kDim + c0 + 16 * j, a[l][j]);
+            for (int j = 0; j < kBlockVectors; ++j)
+                Simd::Store(acc + l * kDim + c0 + kW * j, a[l][j]);
         }
     }
 }
@@ -234,23 +282,24 @@ void HalfAccumulateHighway(const Tile& tile, float* acc) {
     const hn::ScalableTag<float> df;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
     const auto* values = reinterpret_cast<const hwy::float16_t*>(tile.keysHalf.data());
-    for (int c0 = 0; c0 < kDim; c0 += 64) {
-        hn::Vec<decltype(df)> a[kLanes][4];
+    const int step = static_cast<int>(hn::Lanes(df));
+    for (int c0 = 0; c0 < kDim; c0 += kBlockVectors * step) {
+        hn::Vec<decltype(df)> a[kLanes][kBlockVectors];
         for (auto& row : a)
             std::fill(std::begin(row), std::end(row), hn::Zero(df));
         for (int t = 0; t < kKeys; ++t) {
-            hn::Vec<decltype(df)> v[4];
-            for (int j = 0; j < 4; ++j)
-                v[j] = hn::PromoteTo(df, hn::LoadU(dh, values + t * kDim + c0 + 16 * j));
+            hn::Vec<decltype(df)> v[kBlockVectors];
+            for (int j = 0; j < kBlockVectors; ++j)
+                v[j] = hn::PromoteTo(df, hn::LoadU(dh, values + t * kDim + c0 + step * j));
             for (int l = 0; l < kLanes; ++l) {
                 const auto p = hn::Set(df, tile.weights[l * kKeys + t]);
-                for (int j = 0; j < 4; ++j)
+                for (int j = 0; j < kBlockVectors; ++j)
                     a[l][j] = hn::MulAdd(p, v[j], a[l][j]);
             }
         }
         for (int l = 0; l < kLanes; ++l) {
-            for (int j = 0; j < 4; ++j)
-                hn::StoreU(a[l][j], df, acc + l * kDim + c0 + 16 * j);
+            for (int j = 0; j < kBlockVectors; ++j)
+                hn::StoreU(a[l][j], df, acc + l * kDim + c0 + step * j);
         }
     }
 }
@@ -258,13 +307,14 @@ void HalfAccumulateHighway(const Tile& tile, float* acc) {
 // ---- The softmax's exp of the tile's scores, in place.
 
 void ExpAtbx(float* s) {
-    for (int i = 0; i < kLanes * kKeys; i += 16)
+    for (int i = 0; i < kLanes * kKeys; i += kW)
         Simd::Store(s + i, Simd::Exp(Simd::Load(s + i)));
 }
 
 void ExpHighway(float* s) {
     const hn::ScalableTag<float> df;
-    for (int i = 0; i < kLanes * kKeys; i += 16)
+    const int step = static_cast<int>(hn::Lanes(df));
+    for (int i = 0; i < kLanes * kKeys; i += step)
         hn::StoreU(hn::Exp(df, hn::LoadU(df, s + i)), df, s + i);
 }
 
@@ -330,10 +380,13 @@ bool Row(const char* name, size_t outputs, double flops, Atbx atbx, Highway high
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
-        !__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512vnni")) {
-        std::fprintf(stderr,
-                     "simd_layers: this CPU lacks AVX-512 (F, BW) with AVX512-BF16 and AVX512-VNNI\n");
+    const bool supported =
+        kAvx512 ? __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512vnni")
+                : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (!supported) {
+        std::fprintf(stderr, "simd_layers: this CPU lacks %s\n",
+                     kAvx512 ? "AVX-512 (F, BW) with AVX512-BF16 and AVX512-VNNI" : "AVX2 with FMA");
         return 2;
     }
     const int spells = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
@@ -344,8 +397,10 @@ int main(int argc, char** argv) {
         s = s * 0.125f - 2.0f;  // logits of a softmax step
 
     std::printf(
-        "Highway %d.%d.%d, static target %s; one thread, a tile of %d keys x %d channels, %d lanes\n\n",
-        HWY_MAJOR, HWY_MINOR, HWY_PATCH, hwy::TargetName(HWY_STATIC_TARGET), kKeys, kDim, kLanes);
+        "atbx's layer for %s against Highway %d.%d.%d, static target %s; one thread, a tile of %d keys x %d "
+        "channels, %d lanes\n\n",
+        kAvx512 ? "AVX-512" : "AVX2", HWY_MAJOR, HWY_MINOR, HWY_PATCH, hwy::TargetName(HWY_STATIC_TARGET),
+        kKeys, kDim, kLanes);
     std::printf(
         "| loop | atbx ns | atbx GFLOP/s | Highway ns | Highway GFLOP/s | Highway / atbx time | max rel. "
         "diff |\n");
