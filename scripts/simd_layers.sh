@@ -18,9 +18,10 @@ common=(-std=c++20 -O3 -Wall -Wextra -Isrc -mavx2 -mfma -mf16c -mbmi -mbmi2 -mpc
 g++ "${common[@]}" -mavx512f -mavx512bw -mavx512dq -mavx512vl tools/bench/simd_layers.cpp \
     -o build/simd_layers/simd_layers_avx512
 g++ "${common[@]}" tools/bench/simd_layers.cpp -o build/simd_layers/simd_layers_avx2
+# A path the CPU lacks exits with 2 and a line naming what is missing: skipped, not failed.
 status=0
 for path in avx512 avx2; do
-    build/simd_layers/simd_layers_$path "$@" || status=$?
+    build/simd_layers/simd_layers_$path "$@" || { code=$?; ((code == 2)) || status=$code; }
     echo
 done
 exit $status
