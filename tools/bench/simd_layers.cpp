@@ -16,9 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
-#include <type_traits>
 #include <vector>
 
 #include <hwy/contrib/math/math-inl.h>
@@ -56,6 +54,10 @@ struct Tile {
     std::vector<uint16_t> keysBf16 = std::vector<uint16_t>(kKeys * kDim);
     std::vector<int8_t> keysInt8 = std::vector<int8_t>(kKeys * kDim);
     std::vector<float> weights = std::vector<float>(kLanes * kKeys);
+    std::vector<float> logits = std::vector<float>(kLanes * kKeys);  // a softmax step's, less their maximum
+    // The channels, a run-time value as a head size is in the kernel: with a constant the compiler unrolls
+    // the channel loops whole and spills their sums (int16 Q.K on AVX2: 1.3x the time).
+    int dim = kDim;
 };
 
 uint16_t Bf16Bits(float x) {
@@ -64,6 +66,8 @@ uint16_t Bf16Bits(float x) {
 
 Tile RandomTile() {
     Tile tile;
+    volatile int channels = kDim;
+    tile.dim = channels;
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
     std::uniform_int_distribution<int> small(-127, 127);
@@ -78,6 +82,8 @@ Tile RandomTile() {
         tile.keysBf16[i] = Bf16Bits(x);
         tile.keysInt8[i] = static_cast<int8_t>(small(rng));
     }
+    for (float& x : tile.logits)
+        x = 3.5f * unit(rng) - 3.5f;
     for (float& w : tile.weights)
         w = 0.5f * (unit(rng) + 1.0f);
     return tile;
@@ -87,7 +93,8 @@ Tile RandomTile() {
 template <class Element>
 struct KeyRows {
     const Element* data;
-    const Element* Row(int32_t t) const { return data + int64_t{t} * kDim; }
+    int dim;
+    const Element* Row(int32_t t) const { return data + int64_t{t} * dim; }
     void Request(int32_t, int) const {}
 };
 
@@ -115,16 +122,17 @@ void ReduceBlock(const V (&a)[kLanes][NK], float* out, int64_t ldo) {
 // Q.K of rows converted to fp32 as they are loaded (load(row, c): kW channels of key row `row`).
 template <class Load>
 void ConvertedDotsAtbx(const Tile& tile, Load load, float* scores) {
+    const int dim = tile.dim;
     for (int t = 0; t < kKeys; t += kBlockKeys) {
         V a[kLanes][kBlockKeys];
         for (auto& row : a)
             std::fill(std::begin(row), std::end(row), Simd::Zero());
-        for (int c = 0; c < kDim; c += kW) {
+        for (int c = 0; c < dim; c += kW) {
             V k[kBlockKeys];
             for (int i = 0; i < kBlockKeys; ++i)
                 k[i] = load(t + i, c);
             for (int l = 0; l < kLanes; ++l) {
-                const V x = Simd::Load(tile.query.data() + l * kDim + c);
+                const V x = Simd::Load(tile.query.data() + l * dim + c);
                 for (int i = 0; i < kBlockKeys; ++i)
                     a[l][i] = Simd::MulAdd(x, k[i], a[l][i]);
             }
@@ -134,13 +142,15 @@ void ConvertedDotsAtbx(const Tile& tile, Load load, float* scores) {
 }
 
 void HalfDotsAtbx(const Tile& tile, float* scores) {
-    const auto load = [&tile](int row, int c) {
-        return Simd::LoadHalf(tile.keysHalf.data() + row * kDim + c);
+    const int dim = tile.dim;
+    const auto load = [&tile, dim](int row, int c) {
+        return Simd::LoadHalf(tile.keysHalf.data() + row * dim + c);
     };
     ConvertedDotsAtbx(tile, load, scores);
 }
 
 void HalfDotsHighway(const Tile& tile, float* scores) {
+    const int dim = tile.dim;
     const hn::ScalableTag<float> df;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
     const auto* keys = reinterpret_cast<const hwy::float16_t*>(tile.keysHalf.data());
@@ -149,12 +159,12 @@ void HalfDotsHighway(const Tile& tile, float* scores) {
         hn::Vec<decltype(df)> a[kLanes][kBlockKeys];
         for (auto& row : a)
             std::fill(std::begin(row), std::end(row), hn::Zero(df));
-        for (int c = 0; c < kDim; c += step) {
+        for (int c = 0; c < dim; c += step) {
             hn::Vec<decltype(df)> k[kBlockKeys];
             for (int i = 0; i < kBlockKeys; ++i)
-                k[i] = hn::PromoteTo(df, hn::LoadU(dh, keys + (t + i) * kDim + c));
+                k[i] = hn::PromoteTo(df, hn::LoadU(dh, keys + (t + i) * dim + c));
             for (int l = 0; l < kLanes; ++l) {
-                const auto x = hn::LoadU(df, tile.query.data() + l * kDim + c);
+                const auto x = hn::LoadU(df, tile.query.data() + l * dim + c);
                 for (int i = 0; i < kBlockKeys; ++i)
                     a[l][i] = hn::MulAdd(x, k[i], a[l][i]);
             }
@@ -175,96 +185,95 @@ constexpr auto kReduce = [](const V (&a)[kLanes][kBlockKeys], float* out, int64_
 };
 
 void Bf16DotsAtbx(const Tile& tile, float* scores) {
+    const int dim = tile.dim;
 #if defined(__AVX512F__)
-    Simd::Bf16Dots<kLanes>(tile.queryBf16.data(), kDim, KeyRows<uint16_t>{tile.keysBf16.data()}, kKeys, kDim,
-                           scores, kKeys, kReduce);
+    Simd::Bf16Dots<kLanes>(tile.queryBf16.data(), dim, KeyRows<uint16_t>{tile.keysBf16.data(), dim}, kKeys,
+                           dim, scores, kKeys, kReduce);
 #else
-    const auto load = [&tile](int row, int c) {
-        return Simd::LoadBf16(tile.keysBf16.data() + row * kDim + c);
+    const auto load = [&tile, dim](int row, int c) {
+        return Simd::LoadBf16(tile.keysBf16.data() + row * dim + c);
     };
     ConvertedDotsAtbx(tile, load, scores);
 #endif
 }
 
-void Bf16DotsHighway(const Tile& tile, float* scores) {
-    const hn::ScalableTag<float> df;
-    const hn::Repartition<hwy::bfloat16_t, decltype(df)> dbf;
-    const auto* query = reinterpret_cast<const hwy::bfloat16_t*>(tile.queryBf16.data());
-    const auto* keys = reinterpret_cast<const hwy::bfloat16_t*>(tile.keysBf16.data());
-    const int step = static_cast<int>(hn::Lanes(dbf));
+// Q.K by Highway's widening multiply-accumulate: pairs of narrow elements (din) into sums of wide ones
+// (dsum), two sum vectors per dot as the operation asks. key(row, c): the narrow vector of key row `row` at
+// channel c; total(a, b): the dot's two sum vectors as one fp32 sum.
+template <class DSum, class DIn, class Narrow, class Key, class Total>
+void WideningDotsHighway(DSum dsum, DIn din, int dim, const Narrow* query, Key key, Total total,
+                         float* scores) {
+    const int step = static_cast<int>(hn::Lanes(din));
     for (int t = 0; t < kKeys; t += kBlockKeys) {
-        hn::Vec<decltype(df)> a[kLanes][kBlockKeys], b[kLanes][kBlockKeys];
+        hn::Vec<DSum> a[kLanes][kBlockKeys], b[kLanes][kBlockKeys];
         for (int l = 0; l < kLanes; ++l) {
-            std::fill(std::begin(a[l]), std::end(a[l]), hn::Zero(df));
-            std::fill(std::begin(b[l]), std::end(b[l]), hn::Zero(df));
+            std::fill(std::begin(a[l]), std::end(a[l]), hn::Zero(dsum));
+            std::fill(std::begin(b[l]), std::end(b[l]), hn::Zero(dsum));
         }
-        for (int c = 0; c < kDim; c += step) {
-            hn::Vec<decltype(dbf)> k[kBlockKeys];
+        for (int c = 0; c < dim; c += step) {
+            hn::Vec<DIn> k[kBlockKeys];
             for (int i = 0; i < kBlockKeys; ++i)
-                k[i] = hn::LoadU(dbf, keys + (t + i) * kDim + c);
+                k[i] = key(t + i, c);
             for (int l = 0; l < kLanes; ++l) {
-                const auto x = hn::LoadU(dbf, query + l * kDim + c);
+                const auto x = hn::LoadU(din, query + l * dim + c);
                 for (int i = 0; i < kBlockKeys; ++i)
-                    a[l][i] = hn::ReorderWidenMulAccumulate(df, x, k[i], a[l][i], b[l][i]);
+                    a[l][i] = hn::ReorderWidenMulAccumulate(dsum, x, k[i], a[l][i], b[l][i]);
             }
         }
+        const hn::ScalableTag<float> df;
         for (int l = 0; l < kLanes; ++l) {
             for (int i = 0; i < kBlockKeys; ++i)
-                scores[l * kKeys + t + i] = hn::GetLane(hn::SumOfLanes(df, hn::Add(a[l][i], b[l][i])));
+                scores[l * kKeys + t + i] = hn::GetLane(hn::SumOfLanes(df, total(a[l][i], b[l][i])));
         }
     }
+}
+
+void Bf16DotsHighway(const Tile& tile, float* scores) {
+    const int dim = tile.dim;
+    const hn::ScalableTag<float> df;
+    const hn::Repartition<hwy::bfloat16_t, decltype(df)> dbf;
+    const auto* keys = reinterpret_cast<const hwy::bfloat16_t*>(tile.keysBf16.data());
+    const auto key = [&](int row, int c) { return hn::LoadU(dbf, keys + row * dim + c); };
+    const auto total = [](auto a, auto b) { return hn::Add(a, b); };
+    WideningDotsHighway(df, dbf, dim, reinterpret_cast<const hwy::bfloat16_t*>(tile.queryBf16.data()), key,
+                        total, scores);
 }
 
 // ---- Q.K of int8 keys with an int16 query: int16 dot products (atbx: VPDPWSSD with AVX512-VNNI, VPMADDWD
 // and an add on AVX2), Highway's widening multiply-accumulate of int16.
 
 void Int8DotsAtbx(const Tile& tile, float* scores) {
-    Simd::Int16Dots<kLanes>(tile.queryInt16.data(), kDim, KeyRows<int8_t>{tile.keysInt8.data()}, kKeys, kDim,
-                            scores, kKeys, kReduce);
+    const int dim = tile.dim;
+    Simd::Int16Dots<kLanes>(tile.queryInt16.data(), dim, KeyRows<int8_t>{tile.keysInt8.data(), dim}, kKeys,
+                            dim, scores, kKeys, kReduce);
 }
 
 void Int8DotsHighway(const Tile& tile, float* scores) {
+    const int dim = tile.dim;
     const hn::ScalableTag<int32_t> di32;
-    const hn::ScalableTag<float> df;
     const hn::Repartition<int16_t, decltype(di32)> di16;
     const hn::Rebind<int8_t, decltype(di16)> di8;
-    const int step = static_cast<int>(hn::Lanes(di16));
-    for (int t = 0; t < kKeys; t += kBlockKeys) {
-        hn::Vec<decltype(di32)> a[kLanes][kBlockKeys], b[kLanes][kBlockKeys];
-        for (int l = 0; l < kLanes; ++l) {
-            std::fill(std::begin(a[l]), std::end(a[l]), hn::Zero(di32));
-            std::fill(std::begin(b[l]), std::end(b[l]), hn::Zero(di32));
-        }
-        for (int c = 0; c < kDim; c += step) {
-            hn::Vec<decltype(di16)> k[kBlockKeys];
-            for (int i = 0; i < kBlockKeys; ++i)
-                k[i] = hn::PromoteTo(di16, hn::LoadU(di8, tile.keysInt8.data() + (t + i) * kDim + c));
-            for (int l = 0; l < kLanes; ++l) {
-                const auto x = hn::LoadU(di16, tile.queryInt16.data() + l * kDim + c);
-                for (int i = 0; i < kBlockKeys; ++i)
-                    a[l][i] = hn::ReorderWidenMulAccumulate(di32, x, k[i], a[l][i], b[l][i]);
-            }
-        }
-        for (int l = 0; l < kLanes; ++l) {
-            for (int i = 0; i < kBlockKeys; ++i) {
-                const auto sum = hn::ConvertTo(df, hn::RearrangeToOddPlusEven(a[l][i], b[l][i]));
-                scores[l * kKeys + t + i] = hn::GetLane(hn::SumOfLanes(df, sum));
-            }
-        }
-    }
+    const auto key = [&](int row, int c) {
+        return hn::PromoteTo(di16, hn::LoadU(di8, tile.keysInt8.data() + row * dim + c));
+    };
+    const auto total = [](auto a, auto b) {
+        return hn::ConvertTo(hn::ScalableTag<float>(), hn::RearrangeToOddPlusEven(a, b));
+    };
+    WideningDotsHighway(di32, di16, dim, tile.queryInt16.data(), key, total, scores);
 }
 
 // ---- P.V of fp16 values on fp32 FMAs: acc[l][c] = sum_t p[l][t] v_t[c] (the key rows serve as values).
 
 void HalfAccumulateAtbx(const Tile& tile, float* acc) {
-    for (int c0 = 0; c0 < kDim; c0 += kBlockVectors * kW) {
+    const int dim = tile.dim;
+    for (int c0 = 0; c0 < dim; c0 += kBlockVectors * kW) {
         V a[kLanes][kBlockVectors];
         for (auto& row : a)
             std::fill(std::begin(row), std::end(row), Simd::Zero());
         for (int t = 0; t < kKeys; ++t) {
             V v[kBlockVectors];
             for (int j = 0; j < kBlockVectors; ++j)
-                v[j] = Simd::LoadHalf(tile.keysHalf.data() + t * kDim + c0 + kW * j);
+                v[j] = Simd::LoadHalf(tile.keysHalf.data() + t * dim + c0 + kW * j);
             for (int l = 0; l < kLanes; ++l) {
                 const V p = Simd::Set(tile.weights[l * kKeys + t]);
                 for (int j = 0; j < kBlockVectors; ++j)
@@ -273,24 +282,25 @@ void HalfAccumulateAtbx(const Tile& tile, float* acc) {
         }
         for (int l = 0; l < kLanes; ++l) {
             for (int j = 0; j < kBlockVectors; ++j)
-                Simd::Store(acc + l * kDim + c0 + kW * j, a[l][j]);
+                Simd::Store(acc + l * dim + c0 + kW * j, a[l][j]);
         }
     }
 }
 
 void HalfAccumulateHighway(const Tile& tile, float* acc) {
+    const int dim = tile.dim;
     const hn::ScalableTag<float> df;
     const hn::Rebind<hwy::float16_t, decltype(df)> dh;
     const auto* values = reinterpret_cast<const hwy::float16_t*>(tile.keysHalf.data());
     const int step = static_cast<int>(hn::Lanes(df));
-    for (int c0 = 0; c0 < kDim; c0 += kBlockVectors * step) {
+    for (int c0 = 0; c0 < dim; c0 += kBlockVectors * step) {
         hn::Vec<decltype(df)> a[kLanes][kBlockVectors];
         for (auto& row : a)
             std::fill(std::begin(row), std::end(row), hn::Zero(df));
         for (int t = 0; t < kKeys; ++t) {
             hn::Vec<decltype(df)> v[kBlockVectors];
             for (int j = 0; j < kBlockVectors; ++j)
-                v[j] = hn::PromoteTo(df, hn::LoadU(dh, values + t * kDim + c0 + step * j));
+                v[j] = hn::PromoteTo(df, hn::LoadU(dh, values + t * dim + c0 + step * j));
             for (int l = 0; l < kLanes; ++l) {
                 const auto p = hn::Set(df, tile.weights[l * kKeys + t]);
                 for (int j = 0; j < kBlockVectors; ++j)
@@ -299,24 +309,41 @@ void HalfAccumulateHighway(const Tile& tile, float* acc) {
         }
         for (int l = 0; l < kLanes; ++l) {
             for (int j = 0; j < kBlockVectors; ++j)
-                hn::StoreU(a[l][j], df, acc + l * kDim + c0 + step * j);
+                hn::StoreU(a[l][j], df, acc + l * dim + c0 + step * j);
         }
     }
 }
 
 // ---- The softmax's exp of the tile's scores, in place.
 
-void ExpAtbx(float* s) {
+void ExpAtbx(const Tile& tile, float* out) {
     for (int i = 0; i < kLanes * kKeys; i += kW)
-        Simd::Store(s + i, Simd::Exp(Simd::Load(s + i)));
+        Simd::Store(out + i, Simd::Exp(Simd::Load(tile.logits.data() + i)));
 }
 
-void ExpHighway(float* s) {
+void ExpHighway(const Tile& tile, float* out) {
     const hn::ScalableTag<float> df;
     const int step = static_cast<int>(hn::Lanes(df));
     for (int i = 0; i < kLanes * kKeys; i += step)
-        hn::StoreU(hn::Exp(df, hn::LoadU(df, s + i)), df, s + i);
+        hn::StoreU(hn::Exp(df, hn::LoadU(df, tile.logits.data() + i)), df, out + i);
 }
+
+// One loop of the tile in both layers: its outputs (floats) and FLOPs (0: not counted).
+struct Loop {
+    const char* name;
+    size_t outputs;
+    double flops;
+    void (*atbx)(const Tile&, float*);
+    void (*highway)(const Tile&, float*);
+};
+
+constexpr Loop kLoops[] = {
+    {"Q.K fp16 keys, fp32 FMA", kLanes* kKeys, kFlops, HalfDotsAtbx, HalfDotsHighway},
+    {"Q.K bf16 keys", kLanes* kKeys, kFlops, Bf16DotsAtbx, Bf16DotsHighway},
+    {"Q.K int8 keys, int16 query", kLanes* kKeys, kFlops, Int8DotsAtbx, Int8DotsHighway},
+    {"P.V fp16 values, fp32 FMA", kLanes* kDim, kFlops, HalfAccumulateAtbx, HalfAccumulateHighway},
+    {"exp of the tile's 256 logits", kLanes* kKeys, 0.0, ExpAtbx, ExpHighway},
+};
 
 // Best nanoseconds per call of fn over `spells` spells of about 0.2 s each.
 template <class Fn>
@@ -348,31 +375,27 @@ double MaxRelativeDifference(const std::vector<float>& a, const std::vector<floa
 }
 
 // Times one loop in both layers; prints the row and checks that the two computed the same values.
-template <class Atbx, class Highway>
-bool Row(const char* name, size_t outputs, double flops, Atbx atbx, Highway highway, int spells) {
-    std::vector<float> ours(outputs), theirs(outputs);
-    atbx(ours.data());
-    highway(theirs.data());
+bool Row(const Loop& loop, const Tile& tile, int spells) {
+    std::vector<float> ours(loop.outputs), theirs(loop.outputs);
+    loop.atbx(tile, ours.data());
+    loop.highway(tile, theirs.data());
     const double difference = MaxRelativeDifference(ours, theirs);
     volatile float sink = 0.0f;
-    const double atbxNs = BestNanoseconds(
-        [&] {
-            atbx(ours.data());
-            sink = sink + ours[0];
-        },
-        spells);
-    const double highwayNs = BestNanoseconds(
-        [&] {
-            highway(theirs.data());
-            sink = sink + theirs[0];
-        },
-        spells);
+    const auto timed = [&](void (*fn)(const Tile&, float*), std::vector<float>& out) {
+        return BestNanoseconds(
+            [&] {
+                fn(tile, out.data());
+                sink = sink + out[0];
+            },
+            spells);
+    };
+    const double atbxNs = timed(loop.atbx, ours), highwayNs = timed(loop.highway, theirs);
     char atbxRate[32] = "—", highwayRate[32] = "—";
-    if (flops > 0.0) {
-        std::snprintf(atbxRate, sizeof atbxRate, "%.1f", flops / atbxNs);
-        std::snprintf(highwayRate, sizeof highwayRate, "%.1f", flops / highwayNs);
+    if (loop.flops > 0.0) {
+        std::snprintf(atbxRate, sizeof atbxRate, "%.1f", loop.flops / atbxNs);
+        std::snprintf(highwayRate, sizeof highwayRate, "%.1f", loop.flops / highwayNs);
     }
-    std::printf("| %s | %.1f | %s | %.1f | %s | %.2fx | %.1e |\n", name, atbxNs, atbxRate, highwayNs,
+    std::printf("| %s | %.1f | %s | %.1f | %s | %.2fx | %.1e |\n", loop.name, atbxNs, atbxRate, highwayNs,
                 highwayRate, highwayNs / atbxNs, difference);
     return difference < 1e-5;
 }
@@ -391,11 +414,6 @@ int main(int argc, char** argv) {
     }
     const int spells = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
     const Tile tile = RandomTile();
-    std::vector<float> scores(kLanes * kKeys);
-    HalfDotsAtbx(tile, scores.data());
-    for (float& s : scores)
-        s = s * 0.125f - 2.0f;  // logits of a softmax step
-
     std::printf(
         "atbx's layer for %s against Highway %d.%d.%d, static target %s; one thread, a tile of %d keys x %d "
         "channels, %d lanes\n\n",
@@ -406,30 +424,8 @@ int main(int argc, char** argv) {
         "diff |\n");
     std::printf("|---|---|---|---|---|---|---|\n");
     bool same = true;
-    const size_t dots = kLanes * kKeys, accs = kLanes * kDim;
-    same &= Row(
-        "Q.K fp16 keys, fp32 FMA", dots, kFlops, [&](float* o) { HalfDotsAtbx(tile, o); },
-        [&](float* o) { HalfDotsHighway(tile, o); }, spells);
-    same &= Row(
-        "Q.K bf16 keys", dots, kFlops, [&](float* o) { Bf16DotsAtbx(tile, o); },
-        [&](float* o) { Bf16DotsHighway(tile, o); }, spells);
-    same &= Row(
-        "Q.K int8 keys, int16 query", dots, kFlops, [&](float* o) { Int8DotsAtbx(tile, o); },
-        [&](float* o) { Int8DotsHighway(tile, o); }, spells);
-    same &= Row(
-        "P.V fp16 values, fp32 FMA", accs, kFlops, [&](float* o) { HalfAccumulateAtbx(tile, o); },
-        [&](float* o) { HalfAccumulateHighway(tile, o); }, spells);
-    same &= Row(
-        "exp of the tile's 256 logits", dots, 0.0,
-        [&](float* o) {
-            std::memcpy(o, scores.data(), dots * sizeof(float));
-            ExpAtbx(o);
-        },
-        [&](float* o) {
-            std::memcpy(o, scores.data(), dots * sizeof(float));
-            ExpHighway(o);
-        },
-        spells);
+    for (const Loop& loop : kLoops)
+        same = Row(loop, tile, spells) && same;
     if (!same) std::fprintf(stderr, "simd_layers: the two layers computed different values\n");
     return same ? 0 : 1;
 }
