@@ -5,8 +5,11 @@ performance is asserted: only that the figures are positive and agree with each 
 """
 import json
 import math
+import pathlib
 import re
 import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -16,6 +19,7 @@ MACHINE_KEYS = {"cpu", "isa", "threads", "read_gbs", "fma_gflops", "amx_gflops",
 ROW_KEYS = {"op", "shape", "dtype", "kernel", "threads", "cold", "ms", "setup_ms", "kv_gbs", "gflops",
             "roofline_pct", "ceiling_gbs", "peak_gflops", "peer"}
 ELEMENT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1}
+OPENVINO_PYTHON = pathlib.Path(__file__).resolve().parents[2] / ".venv-openvino" / "bin" / "python"
 
 
 def bench(atbx, tmp_path, workload, *extra):
@@ -189,3 +193,36 @@ def test_torch_peer(atbx, tmp_path):
     assert peer["name"].startswith("torch") and peer["ms"] > 0
     assert peer["kv_gbs"] == pytest.approx(doc["rows"][0]["kv_bytes"] / (peer["ms"] / 1e3) / 1e9, rel=1e-9)
     assert not math.isnan(peer["ms_by_dtype"]["fp32"])
+
+
+def test_openvino_peer(atbx, tmp_path):
+    if not OPENVINO_PYTHON.exists():
+        pytest.skip("OpenVINO is not installed (scripts/bench_setup.sh installs it into .venv-openvino)")
+    doc, _ = bench(atbx, tmp_path, "decode", "--filter", "bf16|int8", "--peer", "openvino")
+    for row in doc["rows"]:
+        peer = row["peer"]
+        assert peer["name"].startswith("openvino") and peer["ms"] > 0
+        assert peer["kv_gbs"] == pytest.approx(row["kv_bytes"] / (peer["ms"] / 1e3) / 1e9, rel=1e-9)
+        tried = {"u8/f32", "u8/bf16"} if row["dtype"] == "int8" else {"f16", "bf16"}
+        assert peer["ms_by_dtype"].keys() == tried and peer["dtype"] in tried
+    doc, result = bench(atbx, tmp_path, "prefill", "--filter", "causal|dense|prefix", "--peer", "openvino")
+    peers = {row["shape"].split()[1]: row["peer"] for row in doc["rows"]}
+    assert peers["dense"] is None and "its PagedAttention is causal" in result.stderr
+    assert peers["causal"]["ms"] > 0 and peers["prefix128+20"]["ms"] > 0  # two sequences; a cached prefix
+
+
+def test_a_peer_that_dies_is_reported_not_waited_on(atbx, tmp_path):
+    """A peer killed mid-row while a process it started still holds its output open: the row gets no peer
+    figure and the run goes on (a read waiting for the end of the output would wait for ever)."""
+    script = tmp_path / "dying_peer.py"
+    script.write_text(textwrap.dedent("""
+        import json, os, signal, subprocess, sys
+        subprocess.Popen(["sleep", "20"])
+        print(json.dumps({"name": "dying"}), flush=True)
+        sys.stdin.readline()
+        os.kill(os.getpid(), signal.SIGSEGV)
+    """))
+    doc, result = bench(atbx, tmp_path, "decode", "--filter", "bf16|int8", "--peer", "torch", "--peer-script",
+                        str(script), "--peer-python", sys.executable)
+    assert len(doc["rows"]) == 2 and all(row["peer"] is None for row in doc["rows"])
+    assert "the peer exited without answering (killed by signal 11)" in result.stderr

@@ -1,7 +1,7 @@
 // atbx bench decode|prefill|features: atbx's PagedAttention decode or SelfAttention prefill (and
 // ReshapeAndCache) on real model shapes, or each PagedAttention feature on one shape, each row beside the
-// machine's ceilings measured in the same run and, with --peer torch, beside PyTorch running the same shape
-// right after it.
+// machine's ceilings measured in the same run and, with --peer torch or --peer openvino, beside PyTorch or
+// OpenVINO running the same shape right after it.
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -79,12 +79,29 @@ class TimeEstimator {
     std::map<std::string, std::pair<const RowSpec*, double>> last_;
 };
 
+struct PeerDefaults {
+    const char* python;
+    const char* script;
+    const char* installer;  // what to run when the peer does not start
+};
+
+PeerDefaults DefaultsOf(const std::string& peer) {
+    if (peer == "openvino")
+        return {ATBX_OPENVINO_PEER_PYTHON, ATBX_OPENVINO_PEER_SCRIPT,
+                "scripts/bench_setup.sh installs OpenVINO into .venv-openvino"};
+    return {ATBX_TORCH_PEER_PYTHON, ATBX_TORCH_PEER_SCRIPT,
+            "scripts/bench_setup.sh installs PyTorch with OpenBLAS"};
+}
+
 std::unique_ptr<bench::PeerProcess> StartPeer(const BenchOptions& o) {
+    const PeerDefaults defaults = DefaultsOf(o.peer);
+    const std::string python = o.peerPython.empty() ? defaults.python : o.peerPython;
+    const std::string script = o.peerScript.empty() ? defaults.script : o.peerScript;
     std::string error;
-    auto peer = bench::PeerProcess::Start({o.peerPython, o.peerScript}, &error);
+    auto peer = bench::PeerProcess::Start({python, script}, &error);
     if (!peer) {
-        std::cerr << "error: the torch peer (" << o.peerScript << ") did not start: " << error
-                  << "\n(scripts/bench_setup.sh installs PyTorch with OpenBLAS)\n";
+        std::cerr << "error: the " << o.peer << " peer (" << python << ' ' << script
+                  << ") did not start: " << error << "\n(" << defaults.installer << ")\n";
     }
     return peer;
 }
@@ -109,7 +126,7 @@ int BenchCommand(const BenchOptions& o) {
         std::erase_if(rows, [&](const RowSpec& row) { return !std::regex_search(RowName(row), pattern); });
     }
     std::unique_ptr<bench::PeerProcess> peer;
-    if (o.peer == "torch") {
+    if (!o.peer.empty()) {
         peer = StartPeer(o);
         if (!peer) return kExitUsage;
         std::cerr << "peer: " << peer->hello().dump() << '\n';

@@ -43,12 +43,12 @@ struct BenchOptions {
     std::string workload;  // "decode", "prefill" or "features"
     Backend backend = Backend::kAuto;
     int threads = 0;
-    bool quick = false;  // one row per shape family and dtype, under two minutes
-    bool smoke = false;  // tiny shapes, seconds (tests)
-    std::string filter;  // regular expression over "op shape dtype cold|warm"
-    std::string peer;    // "torch" or empty
-    std::string peerPython;
-    std::string peerScript;
+    bool quick = false;      // one row per shape family and dtype, under two minutes
+    bool smoke = false;      // tiny shapes, seconds (tests)
+    std::string filter;      // regular expression over "op shape dtype cold|warm"
+    std::string peer;        // "torch", "openvino" or empty
+    std::string peerPython;  // empty: the peer's own (tools/atbx/CMakeLists.txt)
+    std::string peerScript;  // empty: tools/bench/<peer>_peer.py
     std::string jsonPath;
     double memoryGib = 0.0;        // 0: a third of the memory, at most 8 GiB
     double coldMib = 0.0;          // 0: four times the last-level cache

@@ -53,10 +53,12 @@ void AddBenchOptions(CLI::App* command, atbx::cli::BenchOptions* o) {
     command->add_option("--filter", o->filter,
                         "run only rows whose \"op shape dtype cold|warm\" matches (regex)");
     command->add_option("--peer", o->peer, "run a peer on the same shapes, right after each row")
-        ->check(CLI::IsMember({"torch"}));
-    command->add_option("--peer-script", o->peerScript, "the torch peer script")->check(CLI::ExistingFile);
+        ->check(CLI::IsMember({"torch", "openvino"}));
+    command
+        ->add_option("--peer-script", o->peerScript, "the peer script (default: tools/bench/<peer>_peer.py)")
+        ->check(CLI::ExistingFile);
     command->add_option("--peer-python", o->peerPython,
-                        "the Python that runs the peer (default: the build's)");
+                        "the Python that runs the peer (default: the build's for torch, .venv-openvino's)");
     command->add_option("--json", o->jsonPath,
                         "write the machine's ceilings and every row to this JSON file");
     command->add_option("--memory-gib", o->memoryGib, "memory a row may allocate (default: 1/3 of RAM, <= 8)")
@@ -117,8 +119,6 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 100000));
 
     atbx::cli::BenchOptions benchOptions;
-    benchOptions.peerPython = ATBX_PEER_PYTHON;
-    benchOptions.peerScript = ATBX_TORCH_PEER_SCRIPT;
     CLI::App* benchCommand =
         app.add_subcommand("bench", "time atbx on real model shapes beside the machine's ceilings");
     benchCommand->require_subcommand(1);

@@ -12,13 +12,11 @@ converted once, untimed, as a user would keep their cache); int8 caches are dequ
 (k.to(dtype) * scale). Attention rows are timed in bf16 and fp32 and the faster is reported. Cold rows rotate
 over as many layers as atbx's rows do (enough KV to exceed the last-level cache, within the memory bound).
 """
-import json
 import math
-import statistics
-import sys
-import time
 
 import torch
+
+from peer_common import layer_count, serve, time_calls
 
 DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32, "fp16": torch.float16, "int8": torch.int8}
 SCORE_CHUNK_BYTES = 1 << 30  # prefill: score matrices are computed in chunks of query heads under 1 GiB
@@ -26,35 +24,6 @@ SCORE_CHUNK_BYTES = 1 << 30  # prefill: score matrices are computed in chunks of
 
 def element_size(dtype):
     return torch.tensor([], dtype=dtype).element_size()
-
-
-def layer_count(request, layer_bytes):
-    fit = max(request["memory_bytes"] // max(layer_bytes, 1), 0)
-    if fit < 1:
-        return 0
-    if not request["cold"]:
-        return 1
-    return int(min(max(math.ceil(request["cold_bytes"] / layer_bytes), 1), fit))
-
-
-def time_calls(step, layers, request):
-    """Median seconds of step(layer) over rotating layers, after one untimed call (as atbx times its rows)."""
-    step(layers[0])
-    times = []
-    start = time.perf_counter()
-    i = 1
-    while True:
-        elapsed = time.perf_counter() - start
-        runs = len(times)
-        if runs > 0 and elapsed >= request["seconds"] and (
-                runs >= request["min_runs"] or elapsed >= 4 * request["seconds"]):
-            break
-        layer = layers[i % len(layers)]
-        t0 = time.perf_counter()
-        step(layer)
-        times.append(time.perf_counter() - t0)
-        i += 1
-    return statistics.median(times)
 
 
 def attention(q, k, v, scale, mask):
@@ -195,14 +164,7 @@ def answer(request):
 
 
 def main():
-    print(json.dumps({"name": "torch " + torch.__version__, "mkldnn": torch.backends.mkldnn.is_available()}),
-          flush=True)
-    for line in sys.stdin:
-        try:
-            reply = answer(json.loads(line))
-        except Exception as error:  # report any failure of one row and keep serving the next
-            reply = {"error": f"{type(error).__name__}: {error}"}
-        print(json.dumps(reply), flush=True)
+    serve({"name": "torch " + torch.__version__, "mkldnn": torch.backends.mkldnn.is_available()}, answer)
 
 
 if __name__ == "__main__":

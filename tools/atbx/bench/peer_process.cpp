@@ -1,5 +1,6 @@
 #include "bench/peer_process.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -7,8 +8,14 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/str_cat.h"
+
 namespace atbx::cli::bench {
 namespace {
+
+// How often a wait for an answer checks that the peer is alive: a process the peer started may hold its
+// output open after the peer itself died, so the end of its output alone would never come.
+constexpr int kLivenessCheckMs = 500;
 
 bool WriteAll(int fd, const std::string& text) {
     size_t done = 0;
@@ -65,7 +72,7 @@ std::unique_ptr<PeerProcess> PeerProcess::Start(const std::vector<std::string>& 
         close(fromChild[0]);
         return nullptr;
     }
-    std::unique_ptr<PeerProcess> peer(new PeerProcess(pid, toChild[1], fdopen(fromChild[0], "r")));
+    std::unique_ptr<PeerProcess> peer(new PeerProcess(pid, toChild[1], fromChild[0]));
     peer->hello_ = peer->ReadLine();
     if (peer->hello_.contains("error")) {
         *error = peer->hello_["error"].get<std::string>();
@@ -76,22 +83,52 @@ std::unique_ptr<PeerProcess> PeerProcess::Start(const std::vector<std::string>& 
 
 PeerProcess::~PeerProcess() {
     close(toPeer_);  // end of input: the peer exits
-    if (fromPeer_ != nullptr) fclose(fromPeer_);
+    close(fromPeer_);
     int status = 0;
-    waitpid(pid_, &status, 0);
+    if (!exited_) waitpid(pid_, &status, 0);
+}
+
+bool PeerProcess::Exited() {
+    int status = 0;
+    if (!exited_ && waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        end_ = WIFSIGNALED(status) ? core::StrCat("killed by signal ", WTERMSIG(status))
+                                   : core::StrCat("exit status ", WEXITSTATUS(status));
+    }
+    return exited_;
 }
 
 nlohmann::json PeerProcess::ReadLine() {
-    if (fromPeer_ == nullptr) return Failure("the peer's output could not be opened");
-    char* line = nullptr;
-    size_t capacity = 0;
-    const ssize_t length = getline(&line, &capacity, fromPeer_);
-    std::string text = length > 0 ? std::string(line, static_cast<size_t>(length)) : std::string();
-    free(line);
-    if (text.empty()) return Failure("the peer exited without answering");
-    nlohmann::json answer = nlohmann::json::parse(text, nullptr, false);
-    if (!answer.is_object()) return Failure("the peer answered something other than a JSON object: " + text);
-    return answer;
+    bool gone = exited_;  // once the peer has exited, only what it wrote before is read, without waiting
+    for (;;) {
+        const size_t end = pending_.find('\n');
+        if (end != std::string::npos) {
+            const std::string text = pending_.substr(0, end);
+            pending_.erase(0, end + 1);
+            nlohmann::json answer = nlohmann::json::parse(text, nullptr, false);
+            if (!answer.is_object())
+                return Failure("the peer answered something other than a JSON object: " + text);
+            return answer;
+        }
+        pollfd output{fromPeer_, POLLIN, 0};
+        const int ready = poll(&output, 1, gone ? 0 : kLivenessCheckMs);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready > 0) {
+            char chunk[4096];
+            const ssize_t n = read(fromPeer_, chunk, sizeof chunk);
+            if (n < 0 && errno == EINTR) continue;
+            if (n > 0) {
+                pending_.append(chunk, static_cast<size_t>(n));
+                continue;
+            }
+        }
+        if (ready != 0 || gone) {
+            Exited();
+            return Failure(end_.empty() ? "the peer exited without answering"
+                                        : "the peer exited without answering (" + end_ + ")");
+        }
+        gone = Exited();
+    }
 }
 
 nlohmann::json PeerProcess::Ask(const nlohmann::json& request) {

@@ -1,13 +1,12 @@
 // A peer benchmark (a Python script timing another library) kept running beside atbx for the whole run:
 // atbx sends it one row at a time as a JSON line on its stdin and reads one JSON line back, so the peer's
 // timing of a row follows atbx's within seconds, under the same load, and the peer pays its start-up
-// (importing PyTorch) once.
+// (importing PyTorch or OpenVINO) once.
 #ifndef ATBX_TOOLS_ATBX_BENCH_PEER_PROCESS_H
 #define ATBX_TOOLS_ATBX_BENCH_PEER_PROCESS_H
 
 #include <sys/types.h>
 
-#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -29,12 +28,17 @@ class PeerProcess {
     nlohmann::json Ask(const nlohmann::json& request);
 
   private:
-    PeerProcess(pid_t pid, int toPeer, FILE* fromPeer) : pid_(pid), toPeer_(toPeer), fromPeer_(fromPeer) {}
+    PeerProcess(pid_t pid, int toPeer, int fromPeer) : pid_(pid), toPeer_(toPeer), fromPeer_(fromPeer) {}
     nlohmann::json ReadLine();
+    // Whether the peer has exited (reaped here); `end_` then says how.
+    bool Exited();
 
     pid_t pid_;
     int toPeer_;
-    FILE* fromPeer_;
+    int fromPeer_;
+    std::string pending_;  // what the peer wrote after the last line read
+    bool exited_ = false;
+    std::string end_;
     nlohmann::json hello_;
 };
 
