@@ -44,6 +44,15 @@ std::vector<int32_t> LongAmongMany(int32_t longest) {
     return lengths;
 }
 
+// One 1100-token sequence among 38 one-token ones: over one kv head with GQA 8, 138 + 38 row blocks, so the
+// schedule cuts keys into chunks of 1024 (two kKvChunk each), which the runner takes 512 keys at a time, row
+// blocks interleaved.
+std::vector<int32_t> LongChunkLengths() {
+    std::vector<int32_t> lengths(39, 1);
+    lengths[0] = 1100;
+    return lengths;
+}
+
 std::vector<PrefillCase> Cases() {
     std::vector<PrefillCase> cases;
     cases.push_back({"gqa1_d64_tensor_causal_lengths_1_17_129_1000_fp16",
@@ -121,6 +130,11 @@ std::vector<PrefillCase> Cases() {
             {"interleaved_sliding_window_bf16", p, MakeSaShape(64, LongAmongMany(900), ACL_BF16)});
     }
     {
+        Param p = Encoder(8, 1, Param::MASK_TYPE_NORM_COMPRESS);
+        p.isTriuMask = 1;
+        cases.push_back({"key_chunks_of_1024_fp16", p, MakeSaShape(64, LongChunkLengths(), ACL_FLOAT16)});
+    }
+    {
         Param p = PrefixParam(Param::MASK_TYPE_CAUSAL_MASK);  // -inf terms
         p.headNum = 8;
         p.kvHeadNum = 2;
@@ -171,6 +185,13 @@ TEST_F(AmxPrefillOnly, InterleavedRowBlocksGiveIdenticalBitsOnOneTwoAndThreeThre
     Param p = Encoder(8, 2, Param::MASK_TYPE_NORM_COMPRESS);
     p.isTriuMask = 1;
     TestCall call = MakeSaCall(p, MakeSaShape(128, LongAmongMany(700), ACL_FLOAT16));
+    ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, kAmx);
+}
+
+TEST_F(AmxPrefillOnly, KeyChunksOfSeveralKvChunksGiveIdenticalBitsOnOneTwoAndThreeThreads) {
+    Param p = Encoder(8, 1, Param::MASK_TYPE_NORM_COMPRESS);
+    p.isTriuMask = 1;
+    TestCall call = MakeSaCall(p, MakeSaShape(64, LongChunkLengths(), ACL_BF16));
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, kAmx);
 }
 

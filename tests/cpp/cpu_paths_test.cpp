@@ -48,6 +48,14 @@ std::vector<int32_t> ManyLengths() {
     return lens;
 }
 
+// 16 sequences of lengths 1501 to 2000.
+std::vector<int32_t> LongLengths() {
+    std::vector<int32_t> lens;
+    for (int32_t b = 0; b < 16; ++b)
+        lens.push_back(2000 - (b * 131) % 500);
+    return lens;
+}
+
 std::vector<PathCase> Cases() {
     return {
         {"gqa7_head72_long", 14, 2, 72, Shape(72, 16, {1, 17, 4097}, ACL_FLOAT16)},
@@ -57,6 +65,9 @@ std::vector<PathCase> Cases() {
         {"gqa4_batch1_long", 8, 2, 128, Shape(128, 128, {4097}, ACL_BF16)},
         // More query heads per kv head than a task's lanes (as MLA's 128), over several key chunks.
         {"gqa96_head64_wide_group", 96, 1, 64, Shape(64, 16, {600, 3}, ACL_FLOAT16)},
+        // 16 sequences of up to 2000 keys over 8 kv heads: 128 row blocks, so keys are cut into chunks of
+        // 1024 (kernel_call.cpp, ChunkKeys), two kKvChunk each.
+        {"gqa4_batch16_chunks_of_1024", 32, 8, 128, Shape(128, 128, LongLengths(), ACL_FLOAT16)},
         // Dequantised int8 caches over several key chunks (partial states merged).
         {"dequant_offsets_long", 8, 2, 128, Shape(128, 16, {1100, 5}, ACL_BF16), Param::CALC_TYPE_UNDEFINED,
          true},

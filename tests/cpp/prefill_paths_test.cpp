@@ -41,6 +41,20 @@ TestCall ModelPrefill(bool window, aclDataType dtype) {
     return call;
 }
 
+// One 1100-token sequence among 38 one-token ones over one kv head (GQA 8, head size 64, causal): 138 + 38
+// row blocks of 8 rows, fewer than kUnchunkedRowBlocks, so the schedule cuts each row block's keys into two
+// chunks of 1024 keys (kernel_call.cpp, ChunkKeys): tasks longer than kKvChunk whose partial states are
+// merged.
+TestCall LongChunkPrefill(aclDataType dtype) {
+    Param p = Encoder(Param::MASK_TYPE_NORM_COMPRESS);
+    p.kvHeadNum = 1;
+    std::vector<int32_t> lengths(39, 1);
+    lengths[0] = 1100;
+    TestCall call = MakeSaCall(p, MakeSaShape(64, lengths, dtype));
+    UseModelMaskTile(call, 0);
+    return call;
+}
+
 class PrefillPathTest : public CpuPathFixture {
   protected:
     void ExpectMeetsTheStandard(TestCall& call, const std::vector<double>& reference, int64_t headSize) {
@@ -104,6 +118,21 @@ TEST_P(PrefillPathTest, EachExecuteTakesTheNormsOfItsOwnKeys) {
 
 TEST_P(PrefillPathTest, OneTwoAndThreeThreadsGiveIdenticalBits) {
     TestCall call = ModelPrefill(true, ACL_BF16);
+    ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
+}
+
+TEST_P(PrefillPathTest, KeyChunksOfSeveralKvChunksMeetTheStandard) {
+    for (const aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        SCOPED_TRACE(dtype == ACL_BF16 ? "bf16" : "fp16");
+        TestCall call = LongChunkPrefill(dtype);
+        const RunResult run = Execute(call, Backend::kCpu, 2, Path());
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(PrecisionFailure(call, ReferenceResult(call), 64, 1100), "");
+    }
+}
+
+TEST_P(PrefillPathTest, KeyChunksOfSeveralKvChunksGiveIdenticalBitsOnOneTwoAndThreeThreads) {
+    TestCall call = LongChunkPrefill(ACL_FLOAT16);
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
 }
 

@@ -12,9 +12,9 @@
 
 namespace atbx::kernels::cpu::amx {
 
-// Bytes of packing scratch one thread needs (a multiple of 64) beside the call's own scratch; keysWhole:
-// KeysWhole(plan), row blocks then interleave and keep more state.
-int64_t ThreadScratchBytes(int headDim, int headDimV, bool keysWhole);
+// Bytes of packing scratch one thread needs (a multiple of 64) beside the call's own scratch; longTasks:
+// LongTasks(plan), row blocks then interleave and keep more state.
+int64_t ThreadScratchBytes(int headDim, int headDimV, bool longTasks);
 
 // Bytes the runner's order of the schedule needs for a plan of `items` work items (a multiple of 64).
 int64_t OrderScratchBytes(int64_t items);

@@ -116,16 +116,16 @@ struct AmxLayout {
     int64_t total;
 };
 
-// keysWhole: the schedule left row blocks' keys whole (KernelCall::keysWhole), so row blocks interleave, as
-// many as kSlotBytes of slots hold (2 to kRowBlocksPerUnit); else one slot.
-AmxLayout LayoutFor(int headDim, int headDimV, bool keysWhole) {
+// longTasks: the schedule's tasks may hold more than kKvChunk keys (KernelCall::longTasks), so row blocks
+// interleave, as many as kSlotBytes of slots hold (2 to kRowBlocksPerUnit); else one slot.
+AmxLayout LayoutFor(int headDim, int headDimV, bool longTasks) {
     AmxLayout l{};
     l.d32 = Round(headDim, kPairSteps);
     l.v32 = Round(headDimV, kPairSteps);
     l.querySlot = kLanePad * l.d32 * 2;
     l.accSlot = kLanePad * l.v32 * 4;
     const int64_t fit = kSlotBytes / (2 * l.querySlot + l.accSlot);
-    l.slots = keysWhole ? static_cast<int>(Min(kRowBlocksPerUnit, Max(2, fit))) : 1;
+    l.slots = longTasks ? static_cast<int>(Min(kRowBlocksPerUnit, Max(2, fit))) : 1;
     int64_t at = 0;
     const auto take = [&at](int64_t bytes) {
         const int64_t start = at;
@@ -1535,8 +1535,8 @@ void RunUnit(const KernelCall& call, const TaskRange* ranges, int64_t count, int
 
 }  // namespace
 
-int64_t ThreadScratchBytes(int headDim, int headDimV, bool keysWhole) {
-    return LayoutFor(headDim, headDimV, keysWhole).total;
+int64_t ThreadScratchBytes(int headDim, int headDimV, bool longTasks) {
+    return LayoutFor(headDim, headDimV, longTasks).total;
 }
 
 int64_t OrderScratchBytes(int64_t items) {
@@ -1545,7 +1545,7 @@ int64_t OrderScratchBytes(int64_t items) {
 
 void RunAttention(const KernelCall& call, char* threadScratch, char* orderScratch, int64_t items,
                   const AmxOptions& options) {
-    const AmxLayout layout = LayoutFor(call.headDim, call.headDimV, call.keysWhole);
+    const AmxLayout layout = LayoutFor(call.headDim, call.headDimV, call.longTasks);
     for (int thread = 0; thread < call.threads; ++thread)
         reinterpret_cast<ChunkState*>(threadScratch + thread * layout.total + layout.chunk)->valid = false;
     auto runTask = [&](int64_t index, int thread) {

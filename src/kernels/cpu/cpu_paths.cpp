@@ -81,7 +81,7 @@ uint64_t AttentionWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
 
 uint64_t AmxWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
     const auto perThread =
-        static_cast<uint64_t>(amx::ThreadScratchBytes(plan.headDim, plan.headDimV, KeysWhole(plan)));
+        static_cast<uint64_t>(amx::ThreadScratchBytes(plan.headDim, plan.headDimV, LongTasks(plan)));
     const auto order = static_cast<uint64_t>(amx::OrderScratchBytes(static_cast<int64_t>(plan.items.size())));
     return CallWorkspaceBytes(plan, threads) +
            perThread * static_cast<uint64_t>(core::ResolveThreads(threads)) + order + 64;
@@ -98,7 +98,7 @@ void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
         options.maskedValue = static_cast<float>(causal->maskedValue);
         options.window = causal->window;
     }
-    const int64_t perThread = amx::ThreadScratchBytes(plan.headDim, plan.headDimV, KeysWhole(plan));
+    const int64_t perThread = amx::ThreadScratchBytes(plan.headDim, plan.headDimV, LongTasks(plan));
     char* orderScratch = amxScratch + perThread * core::ResolveThreads(threads);
     amx::RunAttention(Avx512Call(plan, threads, workspace), amxScratch, orderScratch,
                       static_cast<int64_t>(plan.items.size()), options);

@@ -4,10 +4,10 @@
 // inline function is compiled under two instruction sets with one name.
 //
 // Schedule: a work item's query rows are cut into row blocks of at most kMaxLanes (head, row) lanes, and its
-// keys into chunks of kKvChunk keys when the plan has fewer than kUnchunkedRowBlocks row blocks; each
-// (row block, chunk) is a task. A row block with one chunk writes the output; otherwise each chunk writes a
-// partial softmax state and a merge step combines them in key order. The cut depends on the plan alone, so
-// results are bitwise identical for every thread count.
+// keys into chunks of whole kKvChunk keys when the plan has fewer than kUnchunkedRowBlocks row blocks, as few
+// chunks as make that many tasks; each (row block, chunk) is a task. A row block with one chunk writes the
+// output; otherwise each chunk writes a partial softmax state and a merge step combines them in key order.
+// The cut depends on the plan alone, so results are bitwise identical for every thread count.
 //
 // Decode items of one sequence (the kv heads of a batch entry: same rows, same keys) are grouped into one
 // task while their lanes fit kMaxLanes: the task then walks each cache block once over all its kv heads, in
@@ -207,7 +207,7 @@ struct KernelCall {
     float* scratch = nullptr;  // per thread, layout.total floats each
     ScratchLayout layout;
     int threads = 1;
-    bool keysWhole = false;  // KeysWhole(plan)
+    bool longTasks = false;  // LongTasks(plan)
     // The column runner may take Q.K by bf16 dot products (AVX512-BF16): the CPU has them, the query is bf16
     // and read directly, the keys bf16 rows of contiguous channels (an even number) without dequantisation.
     bool bf16Dots = false;
@@ -245,8 +245,9 @@ std::optional<std::string> CallRefusal(const plan::AttentionPlan& plan);
 // Bytes of workspace a call with this plan needs on `threads` threads (0: every hardware thread).
 uint64_t CallWorkspaceBytes(const plan::AttentionPlan& plan, int threads);
 
-// Whether the schedule leaves every row block's keys whole (no chunks, no partial states).
-bool KeysWhole(const plan::AttentionPlan& plan);
+// Whether the schedule's tasks may hold more than kKvChunk keys (row blocks' keys whole, or cut into chunks
+// of several kKvChunk).
+bool LongTasks(const plan::AttentionPlan& plan);
 
 // Resolves the plan and lays the schedule out in `workspace` (CallWorkspaceBytes(plan, threads) bytes).
 KernelCall PrepareCall(const plan::AttentionPlan& plan, int threads, void* workspace);
