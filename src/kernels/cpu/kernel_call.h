@@ -4,8 +4,8 @@
 // inline function is compiled under two instruction sets with one name.
 //
 // Schedule: a work item's query rows are cut into row blocks of at most kMaxLanes (head, row) lanes, and its
-// keys into chunks of whole kKvChunk keys when the plan has fewer than kUnchunkedRowBlocks row blocks, as few
-// chunks as make that many tasks; each (row block, chunk) is a task. A row block with one chunk writes the
+// keys into chunks of whole kKvChunk keys when the plan has fewer than kUnchunkedRowBlocks row blocks, about
+// that many tasks in all; each (row block, chunk) is a task. A row block with one chunk writes the
 // output; otherwise each chunk writes a partial softmax state and a merge step combines them in key order.
 // The cut depends on the plan alone, so results are bitwise identical for every thread count.
 //
