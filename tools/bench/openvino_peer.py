@@ -80,8 +80,6 @@ def random_cache(element_type, shape, first_scale_row, first_scale_column, rng):
     (values' per-token ones) holding finite floats (0.01)."""
     if element_type == ov.Type.u8:
         data = rng.integers(0, 256, size=shape, dtype=np.uint8)
-        data[:, :, first_scale_row:, :] = 0
-        data[:, :, :, first_scale_column:] = 0
         scales = lambda view: np.full(view.shape[:-1] + (view.shape[-1] // 4,), 0.01, np.float32).view(np.uint8)
         data[:, :, first_scale_row:, :] = scales(data[:, :, first_scale_row:, :])
         data[:, :, :, first_scale_column:] = scales(data[:, :, :, first_scale_column:])
