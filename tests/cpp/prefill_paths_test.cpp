@@ -116,6 +116,41 @@ TEST_P(PrefillPathTest, EachExecuteTakesTheNormsOfItsOwnKeys) {
     EXPECT_EQ(PrecisionFailure(call, ReferenceResult(call), 128, 400), "");
 }
 
+// Each Execute converts the keys and values it reads: the converted tiles a thread keeps across the row
+// blocks of an item (kernel_call.h, KvTileTag) do not carry over to the next call on the same operation and
+// workspace, whose keys are negated and values doubled. One kv head and one sequence, as above.
+TEST_P(PrefillPathTest, EachExecuteConvertsItsOwnKeysAndValues) {
+    Param p = Encoder(Param::MASK_TYPE_NORM_COMPRESS);
+    p.kvHeadNum = 1;
+    TestCall call = MakeSaCall(p, MakeSaShape(128, {300}, ACL_FLOAT16));
+    UseModelMaskTile(call, 0);
+    const Status status = ExecuteTwiceOnOneWorkspace(call, Path(), [](TestCall& c) {
+        ScaleElements(c.In("key"), -1.0);
+        ScaleElements(c.In("value"), 2.0);
+    });
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    EXPECT_EQ(PrecisionFailure(call, ReferenceResult(call), 128, 400), "");
+}
+
+// A workspace of NaNs changes nothing: the kernels read no scratch they have not written (the channels past
+// a head size in the fp32 rows of keys and values included: head size 72, padded to 80, and MLA 192/128,
+// whose keys pad to 192 and values to 128). Unmasked, so that every key counts.
+TEST_P(PrefillPathTest, AWorkspaceOfNaNsChangesNothing) {
+    for (const int headSizeV : {72, 128}) {
+        const int headSize = headSizeV == 72 ? 72 : 192;
+        SCOPED_TRACE("head size " + std::to_string(headSize) + "/" + std::to_string(headSizeV));
+        Param p = Encoder(Param::MASK_TYPE_UNDEFINED);
+        if (headSize != headSizeV) {
+            p.mlaVHeadSize = headSizeV;
+            p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
+        }
+        TestCall call = MakeSaCall(p, MakeSaShape(headSize, {300, 129, 1}, ACL_FLOAT16));
+        const Status status = ExecuteOnFilledWorkspace(call, Path(), 0xFF);
+        ASSERT_TRUE(status.ok()) << status.ToString();
+        EXPECT_EQ(PrecisionFailure(call, ReferenceResult(call), headSizeV, 300), "");
+    }
+}
+
 TEST_P(PrefillPathTest, OneTwoAndThreeThreadsGiveIdenticalBits) {
     TestCall call = ModelPrefill(true, ACL_BF16);
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());

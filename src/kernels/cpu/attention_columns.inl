@@ -121,11 +121,15 @@ class ColumnRunner : TaskRunner<kMasked> {
           laneColumns_(scratch + call.layout.laneColumns),
           scoresT_(scratch + call.layout.scoreColumns),
           valuePairs_(reinterpret_cast<uint32_t*>(scratch + call.layout.pairColumns)),
-          weightPairs_(valuePairs_ + int64_t{(kL1TileKeys + 1) / 2} * call.dimVPad) {}
+          weightPairs_(valuePairs_ + int64_t{(kL1TileKeys + 1) / 2} * call.dimVPad),
+          kvTiles_(scratch + call.layout.kvTiles),
+          kvTileKeys_(scratch + call.layout.kvTileKeys),
+          kvTileValues_(scratch + call.layout.kvTileValues) {}
 
     void Run() {
         if (items_[0].zeroOutput) return Base::StoreZeros();
         Base::Init();
+        OpenKvTiles();
         for (int32_t g = 0; g < task_.itemCount; ++g) {
             Select(g);
             InitColumns();
@@ -188,6 +192,56 @@ class ColumnRunner : TaskRunner<kMasked> {
             Simd::Store(accT_ + i, Simd::Zero());
         if (call_.bf16Dots) return InitQueryPairs();
         InitQueryColumns();
+    }
+
+    // kvTileStates_: the thread's copy of the item's converted keys and values (KvTileTag) where the call keeps
+    // one and the task has one item, emptied when it held another item's; else null.
+    void OpenKvTiles() {
+        if (!call_.cachesKvTiles || task_.itemCount != 1) return;
+        const plan::WorkItem& item = items_[0];
+        const KvTileTag tag{item.kvSequence, item.kvHead, item.logicalKvHead, item.kvBegin, item.kvEnd};
+        KvTileTag held;
+        __builtin_memcpy(&held, kvTiles_, sizeof(held));
+        kvTileStates_ = reinterpret_cast<uint8_t*>(kvTiles_ + kKvTileTagFloats);
+        if (held == tag) return;
+        __builtin_memcpy(kvTiles_, &tag, sizeof(tag));
+        const int64_t tiles = (item.kvEnd - item.kvBegin + call_.tileKeys - 1) / call_.tileKeys;
+        for (int64_t t = 0; t < tiles; ++t)
+            kvTileStates_[t] = 0;
+    }
+
+    // Where the tile of keys j0.. sits in the thread's copy (kvTileStates_ set); `rowFloats` a row's floats.
+    int64_t KvTileOffset(int32_t j0, int rowFloats) const {
+        return (j0 - items_[0].kvBegin) / call_.tileKeys * int64_t{call_.tileKeys} * rowFloats;
+    }
+
+    // n rows of `ld` floats converted from the view, channels past its head size zeroed (the fp32 products
+    // read whole padded rows); returns whether every value is finite.
+    bool ConvertPaddedRows(const KvView& kv, const char* const* rows, int32_t n, float* dst, int ld,
+                           RowsAhead ahead) {
+        const bool finite = ConvertRows<true>(kv, items_[item_], rows, n, dst, ld, ahead);
+        for (int32_t t = 0; t < n && kv.headDim < ld; ++t) {
+            for (int c = kv.headDim; c < ld; ++c)
+                dst[int64_t{t} * ld + c] = 0.0f;
+        }
+        return finite;
+    }
+
+    // The tile's keys in fp32, [n, dimPad]: from the thread's copy, converted into it when the tile is first
+    // needed there, or else converted into keys_.
+    const float* KeyTile(const TileRows& rows, int32_t j0) {
+        const RowsAhead ahead{rows.nextKey, rows.next};
+        if (kvTileStates_ == nullptr) {
+            ConvertRows(call_.key, items_[item_], rows.key, rows.n, keys_, call_.dimPad, ahead);
+            return keys_;
+        }
+        float* keys = kvTileKeys_ + KvTileOffset(j0, call_.dimPad);
+        uint8_t& state = kvTileStates_[(j0 - items_[0].kvBegin) / call_.tileKeys];
+        if (!(state & kKeysConverted)) {
+            ConvertPaddedRows(call_.key, rows.key, rows.n, keys, call_.dimPad, ahead);
+            state |= kKeysConverted;
+        }
+        return keys;
     }
 
     // Q^T [dimPad][P] from the lanes' scaled queries, zero for padded lanes.
@@ -269,31 +323,44 @@ class ColumnRunner : TaskRunner<kMasked> {
         const int32_t n = rows.n;
         if (!PairScores(rows)) {
             if (!queryTransposed_[item_]) InitQueryColumns();
-            ConvertRows(call_.key, items_[item_], rows.key, n, keys_, call_.dimPad, {rows.nextKey, rows.next});
-            OuterProduct<false>(keys_, call_.dimPad, 1, n, queryT_, width_, call_.dimPad, scoresT_, width_, vectors_);
+            const float* keys = KeyTile(rows, j0);
+            OuterProduct<false>(keys, call_.dimPad, 1, n, queryT_, width_, call_.dimPad, scoresT_, width_, vectors_);
             ScaleScores<false>(n);
         }
         const bool masked = partial && AddMasks(j0, n);
-        const ValueTile values = LoadValues(rows);
+        const ValueTile values = LoadValues(rows, j0);
         if (Softmax(n, values.pairs, masked)) Accumulate(rows, values);
     }
 
-    // What a tile's values hold: no inf or NaN; whether the bf16 P.V reads them in place.
+    // What a tile's values hold: no inf or NaN; whether the bf16 P.V reads them in place; else the fp32 rows
+    // [n, dimVPad] the fp32 P.V reads (values_, or the thread's copy where they are all finite).
     struct ValueTile {
         bool finite = true;
         bool pairs = false;
+        const float* rows = nullptr;
     };
 
-    // The tile's values converted into values_ (times the view's shrink), unless the bf16 P.V takes them
-    // (bf16PV, values finite and at most 2: read in place from the cache by PairAccumulate). Only then does a
-    // value's size matter, so the converted ones are checked for inf and NaN alone, as they are converted (a
-    // pass over the staged tile afterwards cost 2-5 % of a cpu:avx2 4-token step).
-    ValueTile LoadValues(const TileRows& rows) {
+    // The tile's values in fp32 (times the view's shrink), unless the bf16 P.V takes them (bf16PV, values finite
+    // and at most 2: read in place from the cache by PairAccumulate). Only then does a value's size matter, so
+    // the converted ones are checked for inf and NaN alone, as they are converted (a pass over the staged tile
+    // afterwards cost 2-5 % of a cpu:avx2 4-token step). From the thread's copy where it holds them finite
+    // (converted into it when the tile is first needed there), else converted into values_, whose non-finite
+    // rows Accumulate zeroes.
+    ValueTile LoadValues(const TileRows& rows, int32_t j0) {
         const int32_t n = rows.n;
         if (Simd::kBf16Dots && call_.bf16PV && PackSmallBf16Values(rows)) return {.finite = true, .pairs = true};
-        const bool finite = ConvertRows<true>(call_.value, items_[item_], rows.value, n, values_, call_.dimVPad,
-                                              {rows.nextValue, rows.next});
-        return {.finite = finite, .pairs = false};
+        const RowsAhead ahead{rows.nextValue, rows.next};
+        if (kvTileStates_ != nullptr) {
+            float* values = kvTileValues_ + KvTileOffset(j0, call_.dimVPad);
+            uint8_t& state = kvTileStates_[(j0 - items_[0].kvBegin) / call_.tileKeys];
+            if (!(state & (kValuesConverted | kValuesNotFinite))) {
+                const bool finite = ConvertPaddedRows(call_.value, rows.value, n, values, call_.dimVPad, ahead);
+                state |= finite ? kValuesConverted : kValuesNotFinite;
+            }
+            if (state & kValuesConverted) return {.finite = true, .pairs = false, .rows = values};
+        }
+        const bool finite = ConvertRows<true>(call_.value, items_[item_], rows.value, n, values_, call_.dimVPad, ahead);
+        return {.finite = finite, .pairs = false, .rows = values_};
     }
 
     // S^T by bf16 dot products of the raw query with the keys read in place from the cache, times each lane's
@@ -587,7 +654,8 @@ class ColumnRunner : TaskRunner<kMasked> {
         const int32_t n = rows.n;
         if (values.pairs) return PairAccumulate(rows);
         if (!values.finite) ZeroNonFiniteRows(n);
-        OuterProduct<true>(values_, 1, call_.dimVPad, call_.headDimV, scoresT_, width_, n, accT_, width_, vectors_);
+        OuterProduct<true>(values.rows, 1, call_.dimVPad, call_.headDimV, scoresT_, width_, n, accT_, width_,
+                           vectors_);
         if (!values.finite) AddNonFiniteRows(rows, n);
     }
 
@@ -669,5 +737,9 @@ class ColumnRunner : TaskRunner<kMasked> {
     float* accT_ = nullptr;
     float* fields_ = nullptr;
     bool nonFinite_[kTileKeys] = {};
+    float* const kvTiles_;  // the thread's KvTileTag (cachesKvTiles)
+    float* const kvTileKeys_;
+    float* const kvTileValues_;
+    uint8_t* kvTileStates_ = nullptr;  // OpenKvTiles: the tiles' KvTileStates, null where the task keeps no copy
     bool queryTransposed_[kMaxLanes / kMinColumnItemLanes] = {};  // Q^T built (InitQueryColumns), per item
 };

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "core/cpu_features.h"
 #include "core/float16.h"
 #include "core/parallel.h"
@@ -39,6 +41,13 @@ int64_t RowBlocks(const AttentionPlan& plan) {
     return blocks;
 }
 
+int64_t LongestItemKeys(const AttentionPlan& plan) {
+    int64_t longest = 0;
+    for (const WorkItem& item : plan.items)
+        longest = std::max<int64_t>(longest, item.kvEnd - item.kvBegin);
+    return longest;
+}
+
 // Keys are cut into chunks only where the plan has too few row blocks to spread over the threads (decode
 // steps, short batches), and then into about kUnchunkedRowBlocks / row blocks chunks, each rounded up to
 // whole kKvChunk keys: a chunk's partial state, lanes x head size, costs as much memory traffic per key as
@@ -48,9 +57,7 @@ int64_t RowBlocks(const AttentionPlan& plan) {
 int32_t ChunkKeys(const AttentionPlan& plan) {
     const int64_t rowBlocks = RowBlocks(plan);
     if (plan.quant.enabled() || rowBlocks >= kUnchunkedRowBlocks) return INT32_MAX;
-    int64_t longest = 0;
-    for (const WorkItem& item : plan.items)
-        longest = std::max<int64_t>(longest, item.kvEnd - item.kvBegin);
+    const int64_t longest = LongestItemKeys(plan);
     const int64_t chunksWanted = (kUnchunkedRowBlocks + rowBlocks - 1) / std::max<int64_t>(1, rowBlocks);
     const int64_t keys = (longest + chunksWanted - 1) / chunksWanted;
     return static_cast<int32_t>(std::max<int64_t>(1, (keys + kKvChunk - 1) / kKvChunk) * kKvChunk);
@@ -129,6 +136,27 @@ Counts Count(const AttentionPlan& plan, int threads) {
     return counts;
 }
 
+// The most bytes a thread's copy of an item's converted keys and values (KvTileTag) may take: half of L2, so
+// that the tiles of the task and its products stay there beside it.
+int64_t KvTileCacheBytes() {
+    static const int64_t bytes = [] {
+        const long level2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        return level2 > 0 ? int64_t{level2} / 2 : int64_t{256} << 10;
+    }();
+    return bytes;
+}
+
+// Whether the threads keep converted tiles of an item's keys and values (KvTileTag): where an item has
+// several row blocks (prefills), whose tasks read the same keys, and the longest item's keys fit
+// KvTileCacheBytes.
+bool CachesKvTiles(const AttentionPlan& plan) {
+    if (plan.quant.enabled()) return false;
+    const bool rowBlocks = std::any_of(plan.items.begin(), plan.items.end(),
+                                       [](const WorkItem& item) { return item.qLen > RowsPerBlock(item); });
+    const int64_t keyBytes = int64_t{PadChannels(plan.headDim) + PadChannels(plan.headDimV)} * 4;
+    return rowBlocks && LongestItemKeys(plan) * keyBytes <= KvTileCacheBytes();
+}
+
 ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes, int64_t width) {
     const int64_t dimPad = PadChannels(plan.headDim), dimVPad = PadChannels(plan.headDimV);
     ScratchLayout layout;
@@ -158,13 +186,16 @@ ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes, int64_t width) {
     layout.accColumns = take(dimVPad * width);
     layout.laneColumns = take(kLaneColumnFields * width);
     layout.pairColumns = take((kL1TileKeys + 1) / 2 * (dimVPad + width));
-    int64_t tiles = 0;
-    for (const WorkItem& item : plan.items)
-        tiles = std::max<int64_t>(tiles, (item.kvEnd - item.kvBegin + kL1TileKeys - 1) / kL1TileKeys);
+    const int64_t tiles = (LongestItemKeys(plan) + kL1TileKeys - 1) / kL1TileKeys;
     layout.keyNorms = take(kKeyNormTagFloats + tiles);
     layout.queryElements = take(kQueryTagFloats + lanes * dimPad);
     layout.int16Query = take((lanes * dimPad + 1) / 2);
     layout.int16Weights = take(int64_t{lanes} * kTileKeys / 2);
+    if (CachesKvTiles(plan)) {
+        layout.kvTiles = take(kKvTileTagFloats + (tiles + 3) / 4);
+        layout.kvTileKeys = take(tiles * kL1TileKeys * dimPad);
+        layout.kvTileValues = take(tiles * kL1TileKeys * dimVPad);
+    }
     layout.total = at;
     return layout;
 }
@@ -384,11 +415,13 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
     call.lanes = counts.lanes;
     call.layout = LayoutFor(plan, counts.lanes, counts.columnWidth);
     call.scratch = reinterpret_cast<float*>(base + regions.scratch);
+    call.cachesKvTiles = CachesKvTiles(plan);
     call.threads = core::ResolveThreads(threads);
     for (int thread = 0; thread < call.threads; ++thread) {
         float* scratch = call.scratch + thread * call.layout.total;
         std::memcpy(scratch + call.layout.keyNorms, &kNoKeyNorms, sizeof(KeyNormTag));
         std::memcpy(scratch + call.layout.queryElements, &kNoQuery, sizeof(QueryTag));
+        if (call.cachesKvTiles) std::memcpy(scratch + call.layout.kvTiles, &kNoKvTiles, sizeof(KvTileTag));
     }
     call.longTasks = LongTasks(plan);
     call.bf16Dots = core::HostCpu().avx512bf16 && call.queryDirect && call.queryType == ACL_BF16 &&

@@ -92,6 +92,9 @@ struct ScratchLayout {
     int64_t queryElements = 0;  // !queryDirect: a QueryTag, then [L, dimPad] (QueryTag says what)
     int64_t int16Query = 0;     // [L, dimPad] int16 queries in kQueryStep steps (int8Dots), or raw bf16
     int64_t int16Weights = 0;   // int8PV: int16 [L, T] weights of the tile in steps of kWeightStep
+    // cachesKvTiles: a KvTileTag, then a KvTileState byte per tile, then [K, dimPad] keys and [K, dimVPad]
+    // values (K: the longest item's keys rounded up to whole tiles)
+    int64_t kvTiles = 0, kvTileKeys = 0, kvTileValues = 0;
     int64_t total = 0;
 };
 
@@ -119,6 +122,20 @@ struct QueryTag {
 };
 inline constexpr QueryTag kNoQuery{-1, -1, -1, -1};
 inline constexpr int64_t kQueryTagFloats = sizeof(QueryTag) / sizeof(float);
+
+// The thread's copy of one item's keys and values as the column runner converts them for its fp32 products
+// (attention_columns.inl), tile by tile as its tasks first need them, counted from the item's kvBegin: the
+// row blocks of an item that run on one thread in turn then convert each tile once, not once per row block
+// (KernelCall::cachesKvTiles). A tile of values that is not all finite is marked and converted afresh by each
+// task (which zeroes its non-finite rows in place). PrepareCall empties every thread's copy, as keys and
+// values change between calls.
+struct KvTileTag {
+    int64_t sequence, kvHead, logicalKvHead, begin, end;
+    bool operator==(const KvTileTag&) const = default;
+};
+inline constexpr KvTileTag kNoKvTiles{-1, -1, -1, -1, -1};
+inline constexpr int64_t kKvTileTagFloats = sizeof(KvTileTag) / sizeof(float);
+enum KvTileState : uint8_t { kKeysConverted = 1, kValuesConverted = 2, kValuesNotFinite = 4 };
 
 // Per-lane arrays of ScratchLayout::lane: logit = ((dot + kDotBias) * kDotMul + razor * kRazorMul) *
 // kPostMul, the dot taken with the query times kQueryMul; kZeroWeight is 1 where the lane has a weight of 0
@@ -196,6 +213,7 @@ struct KernelCall {
     const float* vDescale = nullptr;
     const float* pScale = nullptr;
     int tileKeys = kTileKeys;
+    bool cachesKvTiles = false;  // the threads keep converted tiles of an item's keys and values (KvTileTag)
 
     const Task* tasks = nullptr;
     int64_t taskCount = 0;

@@ -50,8 +50,12 @@ RunResult Execute(TestCall& call, Backend backend, int threads, const char* cpuP
         call.param);
 }
 
-Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
-                                  const std::function<void(TestCall&)>& change) {
+namespace {
+
+// Setup and Execute `runs` times on CPU path `path` (2 threads) through one Operation and one workspace whose
+// bytes start as `fill`, change(call) before each run after the first, the outputs poisoned before each.
+Status ExecuteOnOwnWorkspace(TestCall& call, const char* path, int runs, uint8_t fill,
+                             const std::function<void(TestCall&)>& change) {
     return std::visit(
         [&](const auto& param) {
             Operation* raw = nullptr;
@@ -60,21 +64,30 @@ Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
             Context context{call.platform, 2, Backend::kCpu, path};
             const VariantPack pack = call.Pack();
             std::vector<uint8_t> workspace;
-            for (int run = 0; run < 2 && status.ok(); ++run) {
-                if (run == 1) {
-                    change(call);
-                    PoisonOutputs(call);
-                }
+            for (int run = 0; run < runs && status.ok(); ++run) {
+                if (run > 0) change(call);
+                PoisonOutputs(call);
                 uint64_t workspaceSize = 0;
                 status = op->Setup(pack, workspaceSize, &context);
                 if (!status.ok()) break;
-                if (run == 0) workspace.resize(workspaceSize);
+                if (run == 0) workspace.assign(workspaceSize, fill);
                 EXPECT_EQ(workspace.size(), workspaceSize);
                 status = op->Execute(pack, workspace.data(), workspaceSize, &context);
             }
             return status;
         },
         call.param);
+}
+
+}  // namespace
+
+Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
+                                  const std::function<void(TestCall&)>& change) {
+    return ExecuteOnOwnWorkspace(call, path, 2, 0, change);
+}
+
+Status ExecuteOnFilledWorkspace(TestCall& call, const char* path, uint8_t fill) {
+    return ExecuteOnOwnWorkspace(call, path, 1, fill, [](TestCall&) {});
 }
 
 std::vector<std::string> CpuPaths() {

@@ -28,6 +28,11 @@ RunResult Execute(TestCall& call, Backend backend, int threads = 2, const char* 
 Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
                                   const std::function<void(TestCall&)>& change);
 
+// Runs the call once on CPU path `path` (2 threads) with a workspace of the caller's whose every byte is
+// `fill` (0xFF: a NaN in every float), so that a test can check that the kernels read no scratch they have
+// not written. Returns the status.
+Status ExecuteOnFilledWorkspace(TestCall& call, const char* path, uint8_t fill);
+
 // The CPU attention paths of the registry, fastest first ("cpu:avx512", ...).
 std::vector<std::string> CpuPaths();
 
