@@ -694,6 +694,7 @@ class TaskRunner {
     template <class Rows>
     bool Int16Accumulate(int lane, int count, int32_t m, int32_t t0, const Rows& values) {
         using S = typename DependentSimd<kMasked>::Type;
+        if (int16Weights_ == nullptr) return false;
         const float* step = Field(static_cast<LaneField>(kWeightStep + t0 / kL1TileKeys)) + lane;
         for (int l = 0; l < count; ++l) {
             if (step[l] == 0.0f) return false;
@@ -878,6 +879,7 @@ class TaskRunner {
                 Simd::Store(acc + c, Simd::Mul(Simd::Load(acc + c), r));
         }
         float tileSum = 0.0f;
+        if (int16Weights_ != nullptr) ClearWeightSteps(lane);
         const bool rounded =
             int16Weights_ != nullptr && !nan && RoundedWeights(lane, n, groupMax, step.newMax, tileSum);
         if (!rounded) {
@@ -925,8 +927,6 @@ class TaskRunner {
     // fp32 weights and their sum.
     bool RoundedWeights(int lane, int32_t n, const float* groupMax, float newMax, float& tileSum) {
         const int groups = (n + kL1TileKeys - 1) / kL1TileKeys;
-        for (int g = 0; g < kWeightGroups; ++g)
-            Field(static_cast<LaneField>(kWeightStep + g))[lane] = 0.0f;
         if constexpr (Simd::kInt16Values) {
             using S = typename DependentSimd<kMasked>::Type;
             float largest[kWeightGroups];
@@ -952,6 +952,13 @@ class TaskRunner {
             return true;
         }
         return false;
+    }
+
+    // Every step of the lane's int16 weights 0: the lane's tile goes by its fp32 weights unless RoundedWeights
+    // sets them (ItemAccumulate reads them to choose).
+    void ClearWeightSteps(int lane) {
+        for (int g = 0; g < kWeightGroups; ++g)
+            Field(static_cast<LaneField>(kWeightStep + g))[lane] = 0.0f;
     }
 
     // Weights 0 (fp32 and int16) for `padded` keys.

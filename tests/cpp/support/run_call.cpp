@@ -18,6 +18,10 @@
 namespace atbx::test {
 namespace {
 
+// Every byte of the workspaces the tests hand to Execute: a NaN in every float, so that a kernel reading
+// scratch it has not written spoils its result (the operation's own workspace, without one, is zeroed).
+constexpr uint8_t kWorkspaceFill = 0xFF;
+
 void PoisonOutputs(TestCall& call) {
     for (io::HostTensor& out : call.outputs)
         verify::FillPoison(out.bytes.data(), out.desc.dtype, static_cast<int64_t>(ElementCount(out.desc)));
@@ -40,7 +44,9 @@ RunResult Execute(TestCall& call, Backend backend, int threads, const char* cpuP
                 const VariantPack pack = call.Pack();
                 uint64_t workspaceSize = 0;
                 result.status = op->Setup(pack, workspaceSize, &context);
-                if (result.status.ok()) result.status = op->Execute(pack, nullptr, workspaceSize, &context);
+                std::vector<uint8_t> workspace(result.status.ok() ? workspaceSize : 0, kWorkspaceFill);
+                if (result.status.ok())
+                    result.status = op->Execute(pack, workspace.data(), workspaceSize, &context);
                 result.kernel = op->KernelName();
             } else {
                 ADD_FAILURE() << Spec::kName << " cannot execute yet";
@@ -52,9 +58,9 @@ RunResult Execute(TestCall& call, Backend backend, int threads, const char* cpuP
 
 namespace {
 
-// Setup and Execute `runs` times on CPU path `path` (2 threads) through one Operation and one workspace whose
-// bytes start as `fill`, change(call) before each run after the first, the outputs poisoned before each.
-Status ExecuteOnOwnWorkspace(TestCall& call, const char* path, int runs, uint8_t fill,
+// Setup and Execute `runs` times on CPU path `path` (2 threads) through one Operation and one workspace of
+// kWorkspaceFill bytes, change(call) before each run after the first, the outputs poisoned before each.
+Status ExecuteOnOwnWorkspace(TestCall& call, const char* path, int runs,
                              const std::function<void(TestCall&)>& change) {
     return std::visit(
         [&](const auto& param) {
@@ -70,7 +76,7 @@ Status ExecuteOnOwnWorkspace(TestCall& call, const char* path, int runs, uint8_t
                 uint64_t workspaceSize = 0;
                 status = op->Setup(pack, workspaceSize, &context);
                 if (!status.ok()) break;
-                if (run == 0) workspace.assign(workspaceSize, fill);
+                if (run == 0) workspace.assign(workspaceSize, kWorkspaceFill);
                 EXPECT_EQ(workspace.size(), workspaceSize);
                 status = op->Execute(pack, workspace.data(), workspaceSize, &context);
             }
@@ -83,11 +89,7 @@ Status ExecuteOnOwnWorkspace(TestCall& call, const char* path, int runs, uint8_t
 
 Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
                                   const std::function<void(TestCall&)>& change) {
-    return ExecuteOnOwnWorkspace(call, path, 2, 0, change);
-}
-
-Status ExecuteOnFilledWorkspace(TestCall& call, const char* path, uint8_t fill) {
-    return ExecuteOnOwnWorkspace(call, path, 1, fill, [](TestCall&) {});
+    return ExecuteOnOwnWorkspace(call, path, 2, change);
 }
 
 std::vector<std::string> CpuPaths() {

@@ -17,21 +17,19 @@ struct RunResult {
     std::string kernel;  // the kernel that ran
 };
 
-// Poisons the outputs, then CreateOperation, Setup, Execute on the backend; cpuPath forces a CPU path
+// Poisons the outputs, then CreateOperation, Setup, Execute on the backend with a workspace of the size Setup
+// asks for whose every byte is 0xFF (a NaN in every float: a kernel that reads scratch before writing it
+// spoils its result, where the operation's own zeroed workspace would hide it); cpuPath forces a CPU path
 // ("cpu:avx2" ...), else ATBX_CPU_PATH may.
 RunResult Execute(TestCall& call, Backend backend, int threads = 2, const char* cpuPath = nullptr);
 
-// Runs the call twice on CPU path `path` (2 threads) through one Operation and one workspace: as it is, then
+// Runs the call twice on CPU path `path` (2 threads) through one Operation and one workspace (of NaNs, as
+// Execute's): as it is, then
 // after change(call) with its outputs poisoned, each Execute after a Setup (whose workspace size must not
 // change), so that a test can check that the second Execute took nothing from the first (a thread's cached
 // key norms or queries). Returns the first status that is not OK, else OK.
 Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
                                   const std::function<void(TestCall&)>& change);
-
-// Runs the call once on CPU path `path` (2 threads) with a workspace of the caller's whose every byte is
-// `fill` (0xFF: a NaN in every float), so that a test can check that the kernels read no scratch they have
-// not written. Returns the status.
-Status ExecuteOnFilledWorkspace(TestCall& call, const char* path, uint8_t fill);
 
 // The CPU attention paths of the registry, fastest first ("cpu:avx512", ...).
 std::vector<std::string> CpuPaths();
