@@ -689,8 +689,9 @@ class TaskRunner {
     // ItemAccumulate's block of `count` lanes from `lane` by int16 dot products where each of them holds int16
     // weights (RoundedWeights): int8 values are finite, so a zero weight adds exactly nothing here. Keys go in
     // pairs; sub-tiles hold an even number of keys, so only a tile's last key is ever alone, beside the zero
-    // weight of the padding. False where a lane keeps fp32 weights (its logits hold a NaN): the block then
-    // takes its lanes' fp32 weights, which differ from those the other lanes' l summed by at most 2^-11 of l.
+    // weight of the padding. False where the task has no int16 weights, or a lane keeps fp32 weights (its logits
+    // hold a NaN): the block then takes its lanes' fp32 weights, which differ from those the other lanes' l
+    // summed by at most 2^-11 of l.
     template <class Rows>
     bool Int16Accumulate(int lane, int count, int32_t m, int32_t t0, const Rows& values) {
         using S = typename DependentSimd<kMasked>::Type;
