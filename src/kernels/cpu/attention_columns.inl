@@ -210,10 +210,8 @@ class ColumnRunner : TaskRunner<kMasked> {
             kvTileStates_[t] = 0;
     }
 
-    // Where the tile of keys j0.. sits in the thread's copy (kvTileStates_ set); `rowFloats` a row's floats.
-    int64_t KvTileOffset(int32_t j0, int rowFloats) const {
-        return (j0 - items_[0].kvBegin) / call_.tileKeys * int64_t{call_.tileKeys} * rowFloats;
-    }
+    // The index in the thread's copy (kvTileStates_ set) of the tile of keys from j0.
+    int64_t KvTile(int32_t j0) const { return (j0 - items_[0].kvBegin) / call_.tileKeys; }
 
     // n rows of `ld` floats converted from the view, channels past its head size zeroed (the fp32 products
     // read whole padded rows); returns whether every value is finite.
@@ -235,8 +233,9 @@ class ColumnRunner : TaskRunner<kMasked> {
             ConvertRows(call_.key, items_[item_], rows.key, rows.n, keys_, call_.dimPad, ahead);
             return keys_;
         }
-        float* keys = kvTileKeys_ + KvTileOffset(j0, call_.dimPad);
-        uint8_t& state = kvTileStates_[(j0 - items_[0].kvBegin) / call_.tileKeys];
+        const int64_t tile = KvTile(j0);
+        float* keys = kvTileKeys_ + tile * call_.tileKeys * call_.dimPad;
+        uint8_t& state = kvTileStates_[tile];
         if (!(state & kKeysConverted)) {
             ConvertPaddedRows(call_.key, rows.key, rows.n, keys, call_.dimPad, ahead);
             state |= kKeysConverted;
@@ -351,8 +350,9 @@ class ColumnRunner : TaskRunner<kMasked> {
         if (Simd::kBf16Dots && call_.bf16PV && PackSmallBf16Values(rows)) return {.finite = true, .pairs = true};
         const RowsAhead ahead{rows.nextValue, rows.next};
         if (kvTileStates_ != nullptr) {
-            float* values = kvTileValues_ + KvTileOffset(j0, call_.dimVPad);
-            uint8_t& state = kvTileStates_[(j0 - items_[0].kvBegin) / call_.tileKeys];
+            const int64_t tile = KvTile(j0);
+            float* values = kvTileValues_ + tile * call_.tileKeys * call_.dimVPad;
+            uint8_t& state = kvTileStates_[tile];
             if (!(state & (kValuesConverted | kValuesNotFinite))) {
                 const bool finite = ConvertPaddedRows(call_.value, rows.value, n, values, call_.dimVPad, ahead);
                 state |= finite ? kValuesConverted : kValuesNotFinite;

@@ -56,12 +56,8 @@ RunResult Execute(TestCall& call, Backend backend, int threads, const char* cpuP
         call.param);
 }
 
-namespace {
-
-// Setup and Execute `runs` times on CPU path `path` (2 threads) through one Operation and one workspace of
-// kWorkspaceFill bytes, change(call) before each run after the first, the outputs poisoned before each.
-Status ExecuteOnOwnWorkspace(TestCall& call, const char* path, int runs,
-                             const std::function<void(TestCall&)>& change) {
+Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
+                                  const std::function<void(TestCall&)>& change) {
     return std::visit(
         [&](const auto& param) {
             Operation* raw = nullptr;
@@ -70,8 +66,8 @@ Status ExecuteOnOwnWorkspace(TestCall& call, const char* path, int runs,
             Context context{call.platform, 2, Backend::kCpu, path};
             const VariantPack pack = call.Pack();
             std::vector<uint8_t> workspace;
-            for (int run = 0; run < runs && status.ok(); ++run) {
-                if (run > 0) change(call);
+            for (int run = 0; run < 2 && status.ok(); ++run) {
+                if (run == 1) change(call);
                 PoisonOutputs(call);
                 uint64_t workspaceSize = 0;
                 status = op->Setup(pack, workspaceSize, &context);
@@ -83,13 +79,6 @@ Status ExecuteOnOwnWorkspace(TestCall& call, const char* path, int runs,
             return status;
         },
         call.param);
-}
-
-}  // namespace
-
-Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
-                                  const std::function<void(TestCall&)>& change) {
-    return ExecuteOnOwnWorkspace(call, path, 2, change);
 }
 
 std::vector<std::string> CpuPaths() {
