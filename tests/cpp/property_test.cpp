@@ -1,11 +1,10 @@
 // Property: every valid call agrees on every path. Random calls drawn across every feature and profile
 // (support/property_calls.h: catalogue params, random geometry, kept when every rule passes) run on the
-// reference and on each CPU path (support/every_path.h). A failing call is shrunk to a minimal one (fewer
-// batches, shorter contexts, fewer heads) and saved as a case file for tests/data/regressions/.
-// CI draws kDefaultSamples calls; ATBX_PROPERTY_SAMPLES=N draws N (ATBX_PROPERTY_SEED changes the first
-// seed).
+// reference and on each CPU path (support/every_path.h), each path on 2 threads and on another count that
+// must give the same bytes. A failing call is shrunk to a minimal one (fewer batches, shorter contexts, fewer
+// heads) and saved as a case file for tests/data/regressions/. CI draws kDefaultSamples calls;
+// ATBX_PROPERTY_SAMPLES=N draws N (ATBX_PROPERTY_SEED changes the first seed).
 #include <gtest/gtest.h>
-#include <algorithm>
 
 #include <algorithm>
 #include <cstdlib>
@@ -34,8 +33,15 @@ uint64_t EnvNumber(const char* name, uint64_t fallback) {
     return value != nullptr && *value != '\0' ? std::strtoull(value, nullptr, 10) : fallback;
 }
 
-std::string Fails(const Sample& sample) {
-    return CheckEveryPath(sample.Make()).failure;
+// Each path runs a call on 2 threads and again on OtherThreads(seed), which must write the same bytes: 1, 3,
+// and counts beyond the tasks of small calls and the cores of CI's machines.
+int OtherThreads(uint64_t seed) {
+    constexpr int kCounts[] = {1, 3, 5, 8};
+    return kCounts[seed % 4];
+}
+
+std::string Fails(const Sample& sample, int otherThreads) {
+    return CheckEveryPath(sample.Make(), 2, otherThreads).failure;
 }
 
 // Where shrunk failures are written: ATBX_REGRESSION_OUT, else regressions/ in the test's directory.
@@ -54,15 +60,16 @@ TEST(Property, RandomValidCallsAgreeOnEveryPath) {
         const std::optional<Sample> sample = DrawValidSample(rng);
         if (!sample) continue;
         ++drawn[sample->origin.substr(0, sample->origin.find('.'))];
-        const PathReport report = CheckEveryPath(sample->Make());
+        const PathReport report = CheckEveryPath(sample->Make(), 2, OtherThreads(seed));
         pathsRun += static_cast<int>(report.ran.size());
         if (report.failure.empty()) continue;
-        const Sample minimal = Shrink(*sample, Fails);
+        const auto fails = [seed](const Sample& s) { return Fails(s, OtherThreads(seed)); };
+        const Sample minimal = Shrink(*sample, fails);
         const std::filesystem::path dir = RegressionOut() / ("property_seed_" + std::to_string(seed));
         WriteCase(minimal.Make(), dir,
                   "property test seed " + std::to_string(seed) + ": " + minimal.Describe());
         ADD_FAILURE() << "seed " << seed << ": " << sample->Describe() << "\n  " << report.failure
-                      << "\n  shrunk to: " << minimal.Describe() << "\n  " << Fails(minimal)
+                      << "\n  shrunk to: " << minimal.Describe() << "\n  " << fails(minimal)
                       << "\n  saved as " << dir.string() << " (copy it into tests/data/regressions/)";
     }
     for (const auto& [family, count] : drawn)

@@ -73,7 +73,7 @@ std::string ReferenceBackendFailure(const TestCall& call, const std::vector<doub
 
 }  // namespace
 
-PathReport CheckEveryPath(const TestCall& call, int threads) {
+PathReport CheckEveryPath(const TestCall& call, int threads, int otherThreads) {
     PathReport report;
     TestCall onReference = call;
     const RunResult ref = Execute(onReference, Backend::kReference, threads);
@@ -115,6 +115,16 @@ PathReport CheckEveryPath(const TestCall& call, int threads) {
         } else if (Written(onPath) != Written(onReference)) {
             report.failure = StrCat(cpu.kernel, " writes other bytes than the reference");
             return report;
+        }
+        if (otherThreads > 0 && otherThreads != threads) {
+            TestCall onOtherThreads = call;
+            const RunResult other = Execute(onOtherThreads, Backend::kCpu, otherThreads);
+            if (!other.status.ok() || Written(onOtherThreads) != Written(onPath)) {
+                report.failure =
+                    StrCat(cpu.kernel, " on ", otherThreads, " threads writes other bytes than on ", threads,
+                           " (", other.status.ToString(), ")");
+                return report;
+            }
         }
     }
     return report;

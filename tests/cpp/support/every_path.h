@@ -1,7 +1,9 @@
 // Running one valid call on the reference and on every CPU path of the dispatch registry, and comparing: an
 // attention call must meet ATB's precision standard (src/verify/precision.h, epsilon for the call's own head
 // size and longest key range) against the float64 reference on every path that accepts it; a cache write must
-// write the same bytes on every path. The property test and the regression cases use it.
+// write the same bytes on every path. With otherThreads, each path runs the call again on that many threads
+// and must write the same bytes as on `threads` (the schedule's grouping and the threads' cached tiles depend
+// on the thread count, the results must not). The property test and the regression cases use it.
 #ifndef ATBX_TESTS_SUPPORT_EVERY_PATH_H
 #define ATBX_TESTS_SUPPORT_EVERY_PATH_H
 
@@ -18,7 +20,7 @@ struct PathReport {
     std::vector<std::string> refused;  // the CPU paths that refused it (dispatch.cpu.unsupported)
 };
 
-PathReport CheckEveryPath(const TestCall& call, int threads = 2);
+PathReport CheckEveryPath(const TestCall& call, int threads = 2, int otherThreads = 0);
 
 }  // namespace atbx::test
 
