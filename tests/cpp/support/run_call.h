@@ -24,10 +24,10 @@ struct RunResult {
 RunResult Execute(TestCall& call, Backend backend, int threads = 2, const char* cpuPath = nullptr);
 
 // Runs the call twice on CPU path `path` (2 threads) through one Operation and one workspace (of NaNs, as
-// Execute's): as it is, then
-// after change(call) with its outputs poisoned, each Execute after a Setup (whose workspace size must not
-// change), so that a test can check that the second Execute took nothing from the first (a thread's cached
-// key norms or queries). Returns the first status that is not OK, else OK.
+// Execute's): as it is, then after change(call), its outputs poisoned before each Execute, each Execute after
+// a Setup (whose workspace size must not change), so that a test can check that the second Execute took
+// nothing from the first (a thread's cached key norms, queries or converted tiles). Returns the first status
+// that is not OK, else OK.
 Status ExecuteTwiceOnOneWorkspace(TestCall& call, const char* path,
                                   const std::function<void(TestCall&)>& change);
 
