@@ -513,7 +513,7 @@ class TaskRunner {
     const Task* NextTaskOfSameItems() const {
         const int64_t index = next_ != nullptr ? next_->Claim() : -1;
         if (index < 0) return nullptr;
-        const Task& next = call_.tasks[index];
+        const Task& next = call_.tasks[call_.order[index]];
         const bool same = next.item == task_.item && next.itemCount == task_.itemCount;
         return same && next.kvEnd > next.kvBegin ? &next : nullptr;
     }
@@ -1154,7 +1154,7 @@ void SoftmaxExp(const float* x, float* y, int64_t n) {
 
 void RunAttention(const KernelCall& call) {
     auto task = [&call](int64_t index, int thread, core::NextTask& next) {
-        RunTask(call, index, call.scratch + thread * call.layout.total, &next);
+        RunTask(call, call.order[index], call.scratch + thread * call.layout.total, &next);
     };
     core::ParallelForAhead(call.taskCount, call.threads, task);
     auto merge = [&call](int64_t step, int) { MergeRowBlock(call, step); };

@@ -13,7 +13,10 @@
 // task while their lanes fit kMaxLanes: the task then walks each cache block once over all its kv heads, in
 // memory order, instead of one kv head's rows a few hundred bytes apart. How many items a task groups may
 // depend on the thread count (enough tasks to keep every thread busy): a lane's arithmetic does not depend on
-// its neighbours, so the results stay bitwise identical.
+// its neighbours, so the results stay bitwise identical. Where a sequence's kv heads take several such tasks
+// (4-token steps of GQA groups: 16-28 lanes per kv head), the threads take them side by side
+// (KernelCall::order): each key chunk of every group in turn, so that the parts of the same cache slots are
+// read at once.
 #ifndef ATBX_KERNELS_CPU_KERNEL_CALL_H
 #define ATBX_KERNELS_CPU_KERNEL_CALL_H
 
@@ -217,6 +220,7 @@ struct KernelCall {
 
     const Task* tasks = nullptr;
     int64_t taskCount = 0;
+    const int32_t* order = nullptr;     // [taskCount]: the tasks in the order the threads take them
     const MergeStep* merges = nullptr;  // row blocks split into several chunks
     int64_t mergeCount = 0;
     float* partials = nullptr;  // partial states, partialFloats each: m[lanes], l[lanes], acc[lanes, dimVPad]

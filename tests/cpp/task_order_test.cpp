@@ -1,0 +1,106 @@
+// The order in which the threads take a call's tasks (src/kernels/cpu/kernel_call.h, KernelCall::order):
+// where a sequence's kv heads take several tasks over the same keys (4-token steps of GQA groups), those
+// tasks are handed out side by side, chunk by chunk; elsewhere in the schedule's order. Every task is taken
+// exactly once, and such calls meet the precision standard on every path with the same bits on 2 and 3
+// threads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "kernels/cpu/kernel_call.h"
+#include "ops/call_validation.h"
+#include "ops/op_spec.h"
+#include "support/every_path.h"
+#include "support/pa_calls.h"
+
+namespace atbx::test {
+namespace {
+
+using PaParam = infer::PagedAttentionParam;
+
+// A decode step of qLen query tokens (SPEC) of 32 query heads on 8 kv heads of 128 channels over one
+// sequence of `context` keys in blocks of 16.
+TestCall Step(int32_t qLen, int32_t context) {
+    PaParam param;
+    param.headNum = 32;
+    param.kvHeadNum = 8;
+    param.qkScale = static_cast<float>(1.0 / std::sqrt(128.0));
+    if (qLen > 1) {
+        param.calcType = PaParam::CALC_TYPE_SPEC;
+        param.maskType = PaParam::MASK_TYPE_SPEC;
+    }
+    PaShape shape;
+    shape.headSize = 128;
+    shape.contextLens = {context};
+    shape.qSeqLen = {qLen};
+    return MakePaCall(param, shape);
+}
+
+// The call's schedule on `threads` threads: its tasks in hand-out order.
+std::vector<kernels::cpu::Task> TasksInOrder(const TestCall& call, int threads) {
+    TestCall copy = call;
+    const VariantPack pack = copy.Pack();
+    using Spec = ops::SpecOf<PaParam>::type;
+    ops::CallValidation<Spec> validation(std::get<PaParam>(call.param), call.platform);
+    validation.SetPack(pack);
+    EXPECT_TRUE(validation.Run(rules::Stage::kParam, rules::Stage::kDeviceValues).empty());
+    const plan::AttentionPlan plan = Spec::BuildPlan(validation.subject());
+    std::vector<char> workspace(kernels::cpu::CallWorkspaceBytes(plan, threads) + 64);
+    const kernels::cpu::KernelCall prepared = kernels::cpu::PrepareCall(plan, threads, workspace.data());
+    std::vector<int32_t> order(prepared.order, prepared.order + prepared.taskCount);
+    std::vector<int32_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int32_t> every(sorted.size());
+    std::iota(every.begin(), every.end(), 0);
+    EXPECT_EQ(sorted, every) << "every task is taken exactly once";
+    std::vector<kernels::cpu::Task> tasks;
+    for (int32_t index : order)
+        tasks.push_back(prepared.tasks[index]);
+    return tasks;
+}
+
+// 4 tokens x 4 heads per kv head: 16 lanes each, so 4 kv heads per task and two tasks per key chunk (1500
+// keys: three chunks). They are taken chunk by chunk, the two kv-head groups of a chunk one after the other.
+TEST(TaskOrder, TheKvHeadGroupsOfASequenceAreTakenSideBySide) {
+    const std::vector<kernels::cpu::Task> tasks = TasksInOrder(Step(4, 1500), 2);
+    ASSERT_EQ(tasks.size(), 6u);
+    for (size_t i = 0; i < tasks.size(); i += 2) {
+        EXPECT_EQ(tasks[i].kvBegin, tasks[i + 1].kvBegin) << "hand-outs " << i << " and " << i + 1;
+        EXPECT_EQ(tasks[i].rowBegin, tasks[i + 1].rowBegin);
+        EXPECT_EQ(tasks[i].itemCount, 4);
+        EXPECT_EQ(tasks[i + 1].item, tasks[i].item + tasks[i].itemCount) << "the next group of kv heads";
+        if (i > 0) {
+            EXPECT_GT(tasks[i].kvBegin, tasks[i - 1].kvBegin) << "chunks in key order";
+        }
+    }
+}
+
+// One token: 4 lanes per kv head, every kv head in one task, so the order is the schedule's (chunk by chunk).
+TEST(TaskOrder, OneGroupPerSequenceKeepsTheScheduleOrder) {
+    const std::vector<kernels::cpu::Task> tasks = TasksInOrder(Step(1, 1500), 2);
+    ASSERT_EQ(tasks.size(), 3u);
+    for (size_t i = 0; i < tasks.size(); ++i) {
+        EXPECT_EQ(tasks[i].itemCount, 8);
+        if (i > 0) {
+            EXPECT_GT(tasks[i].kvBegin, tasks[i - 1].kvBegin);
+        }
+    }
+}
+
+// The side-by-side order computes what the schedule's would: every path against the reference, and the same
+// bits on 2 and 3 threads.
+TEST(TaskOrder, SideBySideGroupsMeetTheStandardOnEveryPath) {
+    for (const TestCall& call : {Step(4, 1500), Step(3, 4097)}) {
+        const PathReport report = CheckEveryPath(call, 2, 3);
+        EXPECT_TRUE(report.failure.empty()) << report.failure;
+        EXPECT_FALSE(report.ran.empty());
+    }
+}
+
+}  // namespace
+}  // namespace atbx::test
