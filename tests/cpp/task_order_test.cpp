@@ -1,8 +1,8 @@
-// The order in which the threads take a call's tasks (src/kernels/cpu/kernel_call.h, KernelCall::order):
-// where a sequence's kv heads take several tasks over the same keys (4-token steps of GQA groups), those
-// tasks are handed out side by side, chunk by chunk; elsewhere in the schedule's order. Every task is taken
-// exactly once, and such calls meet the precision standard on every path with the same bits on 2 and 3
-// threads.
+// How the schedule groups a sequence's kv heads into tasks and the order in which the threads take them
+// (src/kernels/cpu/kernel_call.h, kMaxGroupLanes and KernelCall::order): up to 128 lanes of kv heads per task,
+// and where a sequence's kv heads still take several tasks over the same keys, those tasks handed out side
+// by side, chunk by chunk; elsewhere in the schedule's order. Every task is taken exactly once, and such
+// calls meet the precision standard on every path with the same bits on 2 and 3 threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,12 +23,12 @@ namespace {
 
 using PaParam = infer::PagedAttentionParam;
 
-// A decode step of qLen query tokens (SPEC) of 32 query heads on 8 kv heads of 128 channels over one
-// sequence of `context` keys in blocks of 16.
-TestCall Step(int32_t qLen, int32_t context) {
+// A decode step of qLen query tokens (SPEC) of 4 query heads per kv head, 128 channels, over one sequence of
+// `context` keys in blocks of 16.
+TestCall Step(int32_t qLen, int32_t context, int32_t kvHeads = 16) {
     PaParam param;
-    param.headNum = 32;
-    param.kvHeadNum = 8;
+    param.headNum = 4 * kvHeads;
+    param.kvHeadNum = kvHeads;
     param.qkScale = static_cast<float>(1.0 / std::sqrt(128.0));
     if (qLen > 1) {
         param.calcType = PaParam::CALC_TYPE_SPEC;
@@ -64,15 +64,16 @@ std::vector<kernels::cpu::Task> TasksInOrder(const TestCall& call, int threads) 
     return tasks;
 }
 
-// 4 tokens x 4 heads per kv head: 16 lanes each, so 4 kv heads per task and two tasks per key chunk (1500
-// keys: three chunks). They are taken chunk by chunk, the two kv-head groups of a chunk one after the other.
+// 4 tokens x 4 heads per kv head: 16 lanes each, so 8 of the 16 kv heads per task (kMaxGroupLanes) and two
+// tasks per key chunk (1500 keys: three chunks). They are taken chunk by chunk, the two kv-head groups of a
+// chunk one after the other.
 TEST(TaskOrder, TheKvHeadGroupsOfASequenceAreTakenSideBySide) {
     const std::vector<kernels::cpu::Task> tasks = TasksInOrder(Step(4, 1500), 2);
     ASSERT_EQ(tasks.size(), 6u);
     for (size_t i = 0; i < tasks.size(); i += 2) {
         EXPECT_EQ(tasks[i].kvBegin, tasks[i + 1].kvBegin) << "hand-outs " << i << " and " << i + 1;
         EXPECT_EQ(tasks[i].rowBegin, tasks[i + 1].rowBegin);
-        EXPECT_EQ(tasks[i].itemCount, 4);
+        EXPECT_EQ(tasks[i].itemCount, 8);
         EXPECT_EQ(tasks[i + 1].item, tasks[i].item + tasks[i].itemCount) << "the next group of kv heads";
         if (i > 0) {
             EXPECT_GT(tasks[i].kvBegin, tasks[i - 1].kvBegin) << "chunks in key order";
@@ -80,14 +81,17 @@ TEST(TaskOrder, TheKvHeadGroupsOfASequenceAreTakenSideBySide) {
     }
 }
 
-// One token: 4 lanes per kv head, every kv head in one task, so the order is the schedule's (chunk by chunk).
+// 4 tokens over 8 kv heads (8 x 16 lanes) and one token over 16 (16 x 4 lanes): every kv head in one task,
+// so the order is the schedule's (chunk by chunk).
 TEST(TaskOrder, OneGroupPerSequenceKeepsTheScheduleOrder) {
-    const std::vector<kernels::cpu::Task> tasks = TasksInOrder(Step(1, 1500), 2);
-    ASSERT_EQ(tasks.size(), 3u);
-    for (size_t i = 0; i < tasks.size(); ++i) {
-        EXPECT_EQ(tasks[i].itemCount, 8);
-        if (i > 0) {
-            EXPECT_GT(tasks[i].kvBegin, tasks[i - 1].kvBegin);
+    for (const auto& [qLen, kvHeads] : {std::pair{4, 8}, std::pair{1, 16}}) {
+        const std::vector<kernels::cpu::Task> tasks = TasksInOrder(Step(qLen, 1500, kvHeads), 2);
+        ASSERT_EQ(tasks.size(), 3u);
+        for (size_t i = 0; i < tasks.size(); ++i) {
+            EXPECT_EQ(tasks[i].itemCount, kvHeads);
+            if (i > 0) {
+                EXPECT_GT(tasks[i].kvBegin, tasks[i - 1].kvBegin);
+            }
         }
     }
 }
@@ -95,7 +99,7 @@ TEST(TaskOrder, OneGroupPerSequenceKeepsTheScheduleOrder) {
 // The side-by-side order computes what the schedule's would: every path against the reference, and the same
 // bits on 2 and 3 threads.
 TEST(TaskOrder, SideBySideGroupsMeetTheStandardOnEveryPath) {
-    for (const TestCall& call : {Step(4, 1500), Step(3, 4097)}) {
+    for (const TestCall& call : {Step(4, 1500), Step(3, 4097), Step(4, 700, 8)}) {
         const PathReport report = CheckEveryPath(call, 2, 3);
         EXPECT_TRUE(report.failure.empty()) << report.failure;
         EXPECT_FALSE(report.ran.empty());

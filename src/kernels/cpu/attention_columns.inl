@@ -741,5 +741,5 @@ class ColumnRunner : TaskRunner<kMasked> {
     float* const kvTileKeys_;
     float* const kvTileValues_;
     uint8_t* kvTileStates_ = nullptr;  // OpenKvTiles: the tiles' KvTileStates, null where the task keeps no copy
-    bool queryTransposed_[kMaxLanes / kMinColumnItemLanes] = {};  // Q^T built (InitQueryColumns), per item
+    bool queryTransposed_[kMaxGroupLanes / kMinColumnItemLanes] = {};  // Q^T built (InitQueryColumns), per item
 };

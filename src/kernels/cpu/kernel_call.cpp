@@ -76,15 +76,17 @@ bool Groupable(const WorkItem& first, const WorkItem& next) {
            first.kvEnd == next.kvEnd && first.headCount == next.headCount && first.qOffset == next.qOffset;
 }
 
-// Items each task groups: as many as fit kMaxLanes, fewer only when that would leave threads without work
-// (a task reading part of each slot leaves the rest of its cache lines to another task).
+// Items each task groups: as many as fit kMaxGroupLanes where each has at most kMaxLanes / 2 lanes (else
+// one), fewer only when that would leave threads without work (a task reading part of each slot leaves the
+// rest of its cache lines to another task).
 int32_t GroupSize(const AttentionPlan& plan, int threads) {
-    int32_t most = kMaxLanes;
+    int32_t most = kMaxGroupLanes;
     int64_t ungroupedTasks = 0;
     const int32_t chunkKeys = ChunkKeys(plan);
     for (const WorkItem& item : plan.items) {
         const int32_t rows = RowsPerBlock(item);
-        most = std::min(most, std::max<int32_t>(1, kMaxLanes / (item.headCount * rows)));
+        const int32_t lanes = std::max(1, item.headCount) * rows;
+        most = std::min(most, lanes <= kMaxLanes / 2 ? kMaxGroupLanes / lanes : 1);
         ungroupedTasks += (item.qLen + rows - 1) / rows * ChunksOf(chunkKeys, item);
     }
     const int64_t wanted = core::ResolveThreads(threads);

@@ -9,14 +9,14 @@
 // output; otherwise each chunk writes a partial softmax state and a merge step combines them in key order.
 // The cut depends on the plan alone, so results are bitwise identical for every thread count.
 //
-// Decode items of one sequence (the kv heads of a batch entry: same rows, same keys) are grouped into one
-// task while their lanes fit kMaxLanes: the task then walks each cache block once over all its kv heads, in
-// memory order, instead of one kv head's rows a few hundred bytes apart. How many items a task groups may
-// depend on the thread count (enough tasks to keep every thread busy): a lane's arithmetic does not depend on
-// its neighbours, so the results stay bitwise identical. Where a sequence's kv heads take several such tasks
-// (4-token steps of GQA groups: 16-28 lanes per kv head), the threads take them side by side
-// (KernelCall::order): each key chunk of every group in turn, so that the parts of the same cache slots are
-// read at once.
+// Decode items of one sequence (the kv heads of a batch entry: same rows, same keys) of at most kMaxLanes / 2
+// lanes each are grouped into one task while their lanes fit kMaxGroupLanes: the task then walks each cache
+// block once over all its kv heads, in memory order, instead of one kv head's rows a few hundred bytes apart.
+// How many items a task groups may depend on the thread count (enough tasks to keep every thread busy): a
+// lane's arithmetic does not depend on its neighbours, so the results stay bitwise identical. Where a
+// sequence's kv heads take several such tasks (more lanes than kMaxGroupLanes, or fewer items per task for
+// more threads), the threads take them side by side (KernelCall::order): each key chunk of every group in
+// turn, so that the parts of the same cache slots are read at once.
 #ifndef ATBX_KERNELS_CPU_KERNEL_CALL_H
 #define ATBX_KERNELS_CPU_KERNEL_CALL_H
 
@@ -29,7 +29,11 @@
 
 namespace atbx::kernels::cpu {
 
-inline constexpr int kMaxLanes = 64;  // (head, row) pairs whose softmax state a task keeps
+inline constexpr int kMaxLanes = 64;  // (head, row) pairs of a row block
+// Lanes of the items one task groups (several only where each has at most kMaxLanes / 2): 4-token steps of a
+// GQA 4 group over 8 kv heads, 8 x 16 lanes, read each cache slot whole in one task (halves of slots in two
+// tasks took cpu:avx2 4-token steps 1.06x the time and cpu:avx512 bf16 ones 1.05-1.24x, on the Zen 4 host).
+inline constexpr int kMaxGroupLanes = 2 * kMaxLanes;
 // Items of this many lanes or more run in the column runner (attention_columns.inl); a path lowers it to
 // kMinColumnItemLanes where its columns pay from there (KernelCall::columnItemLanes).
 inline constexpr int kColumnItemLanes = kMaxLanes / 2 + 1;
