@@ -1,8 +1,8 @@
 // How the schedule groups a sequence's kv heads into tasks and the order in which the threads take them
-// (src/kernels/cpu/kernel_call.h, kMaxGroupLanes and KernelCall::order): up to 128 lanes of kv heads per task,
-// and where a sequence's kv heads still take several tasks over the same keys, those tasks handed out side
-// by side, chunk by chunk; elsewhere in the schedule's order. Every task is taken exactly once, and such
-// calls meet the precision standard on every path with the same bits on 2 and 3 threads.
+// (src/kernels/cpu/kernel_call.h, kMaxGroupLanes and KernelCall::order): up to 128 lanes of kv heads per
+// task, and where a sequence's kv heads still take several tasks over the same keys, those tasks handed out
+// side by side, chunk by chunk; elsewhere in the schedule's order. Every task is taken exactly once, and
+// such calls meet the precision standard on every path with the same bits on 2 and 3 threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -32,7 +32,7 @@ namespace atbx::kernels::cpu {
 inline constexpr int kMaxLanes = 64;  // (head, row) pairs of a row block
 // Lanes of the items one task groups (several only where each has at most kMaxLanes / 2): 4-token steps of a
 // GQA 4 group over 8 kv heads, 8 x 16 lanes, read each cache slot whole in one task (halves of slots in two
-// tasks took cpu:avx2 4-token steps 1.06x the time and cpu:avx512 bf16 ones 1.05-1.24x, on the Zen 4 host).
+// tasks took cpu:avx2 4-token steps 1.06x the time and cpu:avx512 bf16 ones 1.07-1.24x, on the Zen 4 host).
 inline constexpr int kMaxGroupLanes = 2 * kMaxLanes;
 // Items of this many lanes or more run in the column runner (attention_columns.inl); a path lowers it to
 // kMinColumnItemLanes where its columns pay from there (KernelCall::columnItemLanes).
