@@ -50,7 +50,7 @@ std::vector<kernels::cpu::Task> TasksInOrder(const TestCall& call, int threads) 
     validation.SetPack(pack);
     EXPECT_TRUE(validation.Run(rules::Stage::kParam, rules::Stage::kDeviceValues).empty());
     const plan::AttentionPlan plan = Spec::BuildPlan(validation.subject());
-    std::vector<char> workspace(kernels::cpu::CallWorkspaceBytes(plan, threads) + 64);
+    std::vector<char> workspace(kernels::cpu::CallWorkspaceBytes(plan, threads));
     const kernels::cpu::KernelCall prepared = kernels::cpu::PrepareCall(plan, threads, workspace.data());
     std::vector<int32_t> order(prepared.order, prepared.order + prepared.taskCount);
     std::vector<int32_t> sorted = order;
