@@ -2,14 +2,17 @@
 // sliding-window tiles as models pass them: hidden keys take a finite term (-10000 in fp16, flags times -3e38
 // in bf16), and each path skips the keys such a term hides from a whole row block only where a norm bound
 // proves they weigh exactly 0 (docs/decisions.md). Against the float64 reference under the precision
-// standard; scores large enough that the term no longer hides anything; a NaN key above the diagonal; bitwise
-// identical results on 1, 2 and 3 threads. A path this CPU lacks is skipped with the missing feature named.
+// standard; scores large enough that the term no longer hides anything; a NaN key above the diagonal; a
+// prefix beyond L2 (wide row blocks); bitwise identical results on 1, 2 and 3 threads. A path this CPU lacks
+// is skipped with the missing feature named.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "plan/element.h"
 #include "support/cpu_path_fixture.h"
@@ -54,6 +57,20 @@ TestCall LongChunkPrefill(aclDataType dtype) {
     TestCall call = MakeSaCall(p, MakeSaShape(64, lengths, dtype));
     UseModelMaskTile(call, 0);
     return call;
+}
+
+// A 20-token PREFIX_ENCODER prefill (causal, GQA 4 over one kv head, head size 64) after a prefix whose keys,
+// converted to fp32 (512 bytes a key and its value), take twice this core's L2: its 80 lanes are two row
+// blocks of kMaxLanes lanes, or one wide one (kernel_call.h, RowBlockWidth) on every path but cpu:amx.
+TestCall LongPrefixPrefill(aclDataType dtype) {
+    const long level2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    const int32_t keys = static_cast<int32_t>(2 * (level2 > 0 ? level2 : 512 << 10) / 512);
+    Param p = PrefixParam(Param::MASK_TYPE_CAUSAL_MASK);
+    p.headNum = 4;
+    p.kvHeadNum = 1;
+    SaShape s = MakeSaShape(64, {20}, dtype);
+    s.kvSeqLen = {(keys + 127) / 128 * 128 + 20};
+    return MakeSaCall(p, s);
 }
 
 class PrefillPathTest : public CpuPathFixture {
@@ -170,6 +187,19 @@ TEST_P(PrefillPathTest, KeyChunksOfSeveralKvChunksMeetTheStandard) {
 
 TEST_P(PrefillPathTest, KeyChunksOfSeveralKvChunksGiveIdenticalBitsOnOneTwoAndThreeThreads) {
     TestCall call = LongChunkPrefill(ACL_FLOAT16);
+    ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
+}
+
+TEST_P(PrefillPathTest, PrefixesBeyondL2MeetTheStandard) {
+    for (const aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        SCOPED_TRACE(dtype == ACL_BF16 ? "bf16" : "fp16");
+        TestCall call = LongPrefixPrefill(dtype);
+        ExpectMeetsTheStandard(call, ReferenceResult(call), 64);
+    }
+}
+
+TEST_P(PrefillPathTest, PrefixesBeyondL2GiveIdenticalBitsOnOneTwoAndThreeThreads) {
+    TestCall call = LongPrefixPrefill(ACL_FLOAT16);
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
 }
 

@@ -1,16 +1,20 @@
 // How the schedule groups a sequence's kv heads into tasks and the order in which the threads take them
 // (src/kernels/cpu/kernel_call.h, kMaxGroupLanes and KernelCall::order): up to 128 lanes of kv heads per
 // task, and where a sequence's kv heads still take several tasks over the same keys, those tasks handed out
-// side by side, chunk by chunk; elsewhere in the schedule's order. Every task is taken exactly once, and
-// such calls meet the precision standard on every path with the same bits on 2 and 3 threads.
+// side by side, chunk by chunk; elsewhere in the schedule's order. Row blocks over keys beyond L2 are wide
+// (RowBlockWidth). Every task is taken exactly once, and such calls meet the precision standard on every path
+// with the same bits on 2 and 3 threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include "kernels/cpu/kernel_call.h"
 #include "ops/call_validation.h"
@@ -23,11 +27,11 @@ namespace {
 
 using PaParam = infer::PagedAttentionParam;
 
-// A decode step of qLen query tokens (SPEC) of 4 query heads per kv head, 128 channels, over one sequence of
-// `context` keys in blocks of 16.
-TestCall Step(int32_t qLen, int32_t context, int32_t kvHeads = 16) {
+// A decode step of qLen query tokens (SPEC) of `group` query heads per kv head, 128 channels, over one
+// sequence of `context` keys in blocks of 16.
+TestCall Step(int32_t qLen, int32_t context, int32_t kvHeads = 16, int32_t group = 4) {
     PaParam param;
-    param.headNum = 4 * kvHeads;
+    param.headNum = group * kvHeads;
     param.kvHeadNum = kvHeads;
     param.qkScale = static_cast<float>(1.0 / std::sqrt(128.0));
     if (qLen > 1) {
@@ -50,8 +54,10 @@ std::vector<kernels::cpu::Task> TasksInOrder(const TestCall& call, int threads) 
     validation.SetPack(pack);
     EXPECT_TRUE(validation.Run(rules::Stage::kParam, rules::Stage::kDeviceValues).empty());
     const plan::AttentionPlan plan = Spec::BuildPlan(validation.subject());
-    std::vector<char> workspace(kernels::cpu::CallWorkspaceBytes(plan, threads));
-    const kernels::cpu::KernelCall prepared = kernels::cpu::PrepareCall(plan, threads, workspace.data());
+    const auto width = kernels::cpu::RowBlockWidth::kWide;
+    std::vector<char> workspace(kernels::cpu::CallWorkspaceBytes(plan, threads, width));
+    const kernels::cpu::KernelCall prepared =
+        kernels::cpu::PrepareCall(plan, threads, width, workspace.data());
     std::vector<int32_t> order(prepared.order, prepared.order + prepared.taskCount);
     std::vector<int32_t> sorted = order;
     std::sort(sorted.begin(), sorted.end());
@@ -104,6 +110,38 @@ TEST(TaskOrder, SideBySideGroupsMeetTheStandardOnEveryPath) {
         EXPECT_TRUE(report.failure.empty()) << report.failure;
         EXPECT_FALSE(report.ran.empty());
     }
+}
+
+// Keys of one sequence that, converted to fp32 at head size 128 (1 KiB a key and its value), take twice this
+// core's L2: the row blocks over them may be wide (kernel_call.h, RowBlockWidth).
+int32_t LongContext() {
+    const long level2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return static_cast<int32_t>(2 * (level2 > 0 ? level2 : 512 << 10) / 1024 + 100);
+}
+
+// 16 tokens of GQA 16 over one kv head: 256 lanes, four row blocks of kMaxLanes. Over a long context they are
+// wider (at most kMaxWideLanes), so that each key is read by fewer of them; over a short one they stay.
+TEST(TaskOrder, RowBlocksOverKeysBeyondL2AreWide) {
+    for (const int32_t context : {LongContext(), 300}) {
+        SCOPED_TRACE("context " + std::to_string(context));
+        const std::vector<kernels::cpu::Task> tasks = TasksInOrder(Step(16, context, 1, 16), 2);
+        ASSERT_FALSE(tasks.empty());
+        for (const kernels::cpu::Task& task : tasks) {
+            const int lanes = 16 * (task.rowEnd - task.rowBegin);
+            if (context == 300) {
+                EXPECT_LE(lanes, kernels::cpu::kMaxLanes);
+            } else {
+                EXPECT_GT(lanes, kernels::cpu::kMaxLanes);
+                EXPECT_LE(lanes, kernels::cpu::kMaxWideLanes);
+            }
+        }
+    }
+}
+
+TEST(TaskOrder, WideRowBlocksMeetTheStandardOnEveryPath) {
+    const PathReport report = CheckEveryPath(Step(16, LongContext(), 1, 16), 2, 3);
+    EXPECT_TRUE(report.failure.empty()) << report.failure;
+    EXPECT_FALSE(report.ran.empty());
 }
 
 }  // namespace

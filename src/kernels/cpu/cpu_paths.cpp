@@ -24,8 +24,8 @@ std::optional<std::string> Refusal(std::initializer_list<Feature> needed, const 
 
 // The call of the AVX-512 kernel (cpu:avx512, and the tasks cpu:amx hands it): its int16 dot products need
 // AVX512-VNNI.
-KernelCall Avx512Call(const plan::AttentionPlan& plan, int threads, void* workspace) {
-    KernelCall call = PrepareCall(plan, threads, workspace);
+KernelCall Avx512Call(const plan::AttentionPlan& plan, int threads, RowBlockWidth width, void* workspace) {
+    KernelCall call = PrepareCall(plan, threads, width, workspace);
     call.int8Dots = call.int8Dots && core::HostCpu().avx512vnni;
     call.int8PV = call.int8PV && core::HostCpu().avx512vnni;
     return call;
@@ -76,20 +76,21 @@ std::optional<std::string> ScalarRefusal(const plan::AttentionPlan& plan) {
 }
 
 uint64_t AttentionWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
-    return CallWorkspaceBytes(plan, threads);
+    return CallWorkspaceBytes(plan, threads, RowBlockWidth::kWide);
 }
 
 uint64_t AmxWorkspaceBytes(const plan::AttentionPlan& plan, int threads) {
     const auto perThread =
         static_cast<uint64_t>(amx::ThreadScratchBytes(plan.headDim, plan.headDimV, LongTasks(plan)));
     const auto order = static_cast<uint64_t>(amx::OrderScratchBytes(static_cast<int64_t>(plan.items.size())));
-    return CallWorkspaceBytes(plan, threads) +
+    return CallWorkspaceBytes(plan, threads, RowBlockWidth::kNarrow) +
            perThread * static_cast<uint64_t>(core::ResolveThreads(threads)) + order + 64;
 }
 
 // The AMX scratch follows the call's own workspace, 64-byte aligned: per thread, then the order of tasks.
 void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
-    auto* amxScratch = static_cast<char*>(workspace) + CallWorkspaceBytes(plan, threads);
+    auto* amxScratch =
+        static_cast<char*>(workspace) + CallWorkspaceBytes(plan, threads, RowBlockWidth::kNarrow);
     amxScratch += (64 - reinterpret_cast<uintptr_t>(amxScratch) % 64) % 64;
     amx::AmxOptions options;
     options.queriesAsStored = !plan.qPreScale.has_value();
@@ -100,24 +101,24 @@ void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
     }
     const int64_t perThread = amx::ThreadScratchBytes(plan.headDim, plan.headDimV, LongTasks(plan));
     char* orderScratch = amxScratch + perThread * core::ResolveThreads(threads);
-    amx::RunAttention(Avx512Call(plan, threads, workspace), amxScratch, orderScratch,
+    amx::RunAttention(Avx512Call(plan, threads, RowBlockWidth::kNarrow, workspace), amxScratch, orderScratch,
                       static_cast<int64_t>(plan.items.size()), options);
 }
 
 void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace) {
-    KernelCall call = Avx512Call(plan, threads, workspace);
+    KernelCall call = Avx512Call(plan, threads, RowBlockWidth::kWide, workspace);
     if (call.bf16Dots) call.columnItemLanes = kMinColumnItemLanes;
     avx512::RunAttention(call);
 }
 
 void RunAvx2(const plan::AttentionPlan& plan, int threads, void* workspace) {
-    KernelCall call = PrepareCall(plan, threads, workspace);
+    KernelCall call = PrepareCall(plan, threads, RowBlockWidth::kWide, workspace);
     call.columnItemLanes = kMinColumnItemLanes;
     avx2::RunAttention(call);
 }
 
 void RunScalar(const plan::AttentionPlan& plan, int threads, void* workspace) {
-    scalar::RunAttention(PrepareCall(plan, threads, workspace));
+    scalar::RunAttention(PrepareCall(plan, threads, RowBlockWidth::kWide, workspace));
 }
 
 }  // namespace atbx::kernels::cpu

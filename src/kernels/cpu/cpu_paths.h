@@ -23,8 +23,8 @@ std::optional<std::string> ScalarRefusal(const plan::AttentionPlan& plan);
 // ATBX_AMX_MODEL, for tests): cpu:amx then needs no AMX of the CPU, and is some hundred times slower.
 bool AmxTilesOnModel();
 
-// Workspace bytes of every path but cpu:amx (the same layout), and of cpu:amx (that layout, then AMX packing
-// scratch per thread).
+// Workspace bytes of every path but cpu:amx (the same layout, wide row blocks), and of cpu:amx (the layout of
+// narrow row blocks, then AMX packing scratch per thread: kernel_call.h, RowBlockWidth).
 uint64_t AttentionWorkspaceBytes(const plan::AttentionPlan& plan, int threads);
 uint64_t AmxWorkspaceBytes(const plan::AttentionPlan& plan, int threads);
 

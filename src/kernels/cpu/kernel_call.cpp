@@ -27,15 +27,42 @@ int PadChannels(int channels) {
     return (channels + kChannelPad - 1) / kChannelPad * kChannelPad;
 }
 
-// Rows of a row block: as many as fit kMaxLanes lanes with every head of the item, at least one.
-int32_t RowsPerBlock(const WorkItem& item) {
-    return std::max<int32_t>(1, std::min<int32_t>(item.qLen, kMaxLanes / std::max(1, item.headCount)));
+// One core's L2 (sysconf), or 512 KiB where Linux does not say.
+int64_t Level2CacheBytes() {
+    static const int64_t bytes = [] {
+        const long level2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        return level2 > 0 ? int64_t{level2} : int64_t{512} << 10;
+    }();
+    return bytes;
 }
 
+// Bytes of a key and its value converted to fp32 rows of padded channels.
+int64_t ConvertedKeyBytes(const AttentionPlan& plan) {
+    return int64_t{PadChannels(plan.headDim) + PadChannels(plan.headDimV)} * 4;
+}
+
+// Lanes of the item's row blocks (RowBlockWidth): kMaxLanes, or for an item whose keys, converted, take twice
+// L2 or more, as many as keep Q^T and acc^T within a quarter of L2 (multiples of kChannelPad), up to
+// kMaxWideLanes. int8 QKV quantisation keeps kMaxLanes: its row runner takes each lane's weights in turn.
+int32_t RowBlockLanes(const AttentionPlan& plan, const WorkItem& item, RowBlockWidth width) {
+    const int64_t keyBytes = ConvertedKeyBytes(plan);
+    const bool longKeys = int64_t{item.kvEnd - item.kvBegin} * keyBytes >= 2 * Level2CacheBytes();
+    if (width == RowBlockWidth::kNarrow || plan.quant.enabled() || !longKeys) return kMaxLanes;
+    const int64_t fit = Level2CacheBytes() / 4 / keyBytes / kChannelPad * kChannelPad;
+    return static_cast<int32_t>(std::clamp<int64_t>(fit, kMaxLanes, kMaxWideLanes));
+}
+
+// Rows of a row block: as many as fit its lanes with every head of the item, at least one.
+int32_t RowsPerBlock(const AttentionPlan& plan, const WorkItem& item, RowBlockWidth width) {
+    const int32_t lanes = RowBlockLanes(plan, item, width);
+    return std::max<int32_t>(1, std::min<int32_t>(item.qLen, lanes / std::max(1, item.headCount)));
+}
+
+// Row blocks of kMaxLanes, whatever the width: the measure of the plan's work that the key chunks follow.
 int64_t RowBlocks(const AttentionPlan& plan) {
     int64_t blocks = 0;
     for (const WorkItem& item : plan.items) {
-        const int32_t rows = RowsPerBlock(item);
+        const int32_t rows = RowsPerBlock(plan, item, RowBlockWidth::kNarrow);
         blocks += (item.qLen + rows - 1) / rows;
     }
     return blocks;
@@ -48,12 +75,12 @@ int64_t LongestItemKeys(const AttentionPlan& plan) {
     return longest;
 }
 
-// Keys are cut into chunks only where the plan has too few row blocks to spread over the threads (decode
-// steps, short batches), and then into about kUnchunkedRowBlocks / row blocks chunks, each rounded up to
-// whole kKvChunk keys: a chunk's partial state, lanes x head size, costs as much memory traffic per key as
-// the dots (a GQA 28/4 prefill of 512 tokens after a 4k prefix, 228 row blocks, ran 1.06-1.10x the time in
-// 512-key chunks than whole). int8 P quantisation follows the softmax tile by tile from kvBegin: such items
-// are never split.
+// Keys are cut into chunks only where the plan has too few row blocks (counted in kMaxLanes lanes, whatever
+// the width) to spread over the threads (decode steps, short batches), and then into about
+// kUnchunkedRowBlocks / row blocks chunks, each rounded up to whole kKvChunk keys: a chunk's partial state,
+// lanes x head size, costs as much memory traffic per key as the dots (a GQA 28/4 prefill of 512 tokens after
+// a 4k prefix, 228 row blocks, ran 1.06-1.10x the time in 512-key chunks than whole). int8 P quantisation
+// follows the softmax tile by tile from kvBegin: such items are never split.
 int32_t ChunkKeys(const AttentionPlan& plan) {
     const int64_t rowBlocks = RowBlocks(plan);
     if (plan.quant.enabled() || rowBlocks >= kUnchunkedRowBlocks) return INT32_MAX;
@@ -79,12 +106,12 @@ bool Groupable(const WorkItem& first, const WorkItem& next) {
 // Items each task groups: as many as fit kMaxGroupLanes where each has at most kMaxLanes / 2 lanes (else
 // one), fewer only when that would leave threads without work (a task reading part of each slot leaves the
 // rest of its cache lines to another task).
-int32_t GroupSize(const AttentionPlan& plan, int threads) {
+int32_t GroupSize(const AttentionPlan& plan, int threads, RowBlockWidth width) {
     int32_t most = kMaxGroupLanes;
     int64_t ungroupedTasks = 0;
     const int32_t chunkKeys = ChunkKeys(plan);
     for (const WorkItem& item : plan.items) {
-        const int32_t rows = RowsPerBlock(item);
+        const int32_t rows = RowsPerBlock(plan, item, width);
         const int32_t lanes = std::max(1, item.headCount) * rows;
         most = std::min(most, lanes <= kMaxLanes / 2 ? kMaxGroupLanes / lanes : 1);
         ungroupedTasks += (item.qLen + rows - 1) / rows * ChunksOf(chunkKeys, item);
@@ -98,8 +125,8 @@ int32_t GroupSize(const AttentionPlan& plan, int threads) {
 
 // Visits the schedule's groups of items: visit(first item, item count), in plan order.
 template <class Visit>
-void ForEachGroup(const AttentionPlan& plan, int threads, Visit visit) {
-    const int32_t size = GroupSize(plan, threads);
+void ForEachGroup(const AttentionPlan& plan, int threads, RowBlockWidth width, Visit visit) {
+    const int32_t size = GroupSize(plan, threads, width);
     const auto count = static_cast<int32_t>(plan.items.size());
     for (int32_t first = 0; first < count;) {
         int32_t n = 1;
@@ -116,12 +143,12 @@ struct Counts {
     int64_t columnWidth = 0;  // the column runner's lanes per task, each item's rounded up to kChannelPad
 };
 
-Counts Count(const AttentionPlan& plan, int threads) {
+Counts Count(const AttentionPlan& plan, int threads, RowBlockWidth width) {
     Counts counts;
     const int32_t chunkKeys = ChunkKeys(plan);
-    ForEachGroup(plan, threads, [&](int32_t first, int32_t n) {
+    ForEachGroup(plan, threads, width, [&](int32_t first, int32_t n) {
         const WorkItem& item = plan.items[first];
-        const int32_t rows = RowsPerBlock(item);
+        const int32_t rows = RowsPerBlock(plan, item, width);
         const int64_t blocks = (item.qLen + rows - 1) / rows;
         const int32_t chunks = ChunksOf(chunkKeys, item);
         const int itemLanes = item.headCount * rows;
@@ -141,11 +168,7 @@ Counts Count(const AttentionPlan& plan, int threads) {
 // The most bytes a thread's copy of an item's converted keys and values (KvTileTag) may take: half of L2, so
 // that the tiles of the task and its products stay there beside it.
 int64_t KvTileCacheBytes() {
-    static const int64_t bytes = [] {
-        const long level2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-        return level2 > 0 ? int64_t{level2} / 2 : int64_t{256} << 10;
-    }();
-    return bytes;
+    return Level2CacheBytes() / 2;
 }
 
 // Whether the threads keep converted tiles of an item's keys and values (KvTileTag): where an item has
@@ -153,10 +176,10 @@ int64_t KvTileCacheBytes() {
 // KvTileCacheBytes.
 bool CachesKvTiles(const AttentionPlan& plan) {
     if (plan.quant.enabled()) return false;
-    const bool rowBlocks = std::any_of(plan.items.begin(), plan.items.end(),
-                                       [](const WorkItem& item) { return item.qLen > RowsPerBlock(item); });
-    const int64_t keyBytes = int64_t{PadChannels(plan.headDim) + PadChannels(plan.headDimV)} * 4;
-    return rowBlocks && LongestItemKeys(plan) * keyBytes <= KvTileCacheBytes();
+    const bool rowBlocks = std::any_of(plan.items.begin(), plan.items.end(), [&plan](const WorkItem& item) {
+        return item.qLen > RowsPerBlock(plan, item, RowBlockWidth::kNarrow);
+    });
+    return rowBlocks && LongestItemKeys(plan) * ConvertedKeyBytes(plan) <= KvTileCacheBytes();
 }
 
 ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes, int64_t width) {
@@ -210,8 +233,8 @@ struct Regions {
     int64_t tasks, order, merges, partials, scratch, total;
 };
 
-Regions RegionsFor(const AttentionPlan& plan, int threads) {
-    const Counts counts = Count(plan, threads);
+Regions RegionsFor(const AttentionPlan& plan, int threads, RowBlockWidth width) {
+    const Counts counts = Count(plan, threads, width);
     const ScratchLayout layout = LayoutFor(plan, counts.lanes, counts.columnWidth);
     Regions r;
     r.tasks = 0;
@@ -278,12 +301,13 @@ bool FiniteCausal(const AttentionPlan& plan) {
            !plan.scale.clamp && !plan.quant.enabled() && floatKeys;
 }
 
-void BuildSchedule(const AttentionPlan& plan, int threads, Task* tasks, MergeStep* merges) {
+void BuildSchedule(const AttentionPlan& plan, int threads, RowBlockWidth width, Task* tasks,
+                   MergeStep* merges) {
     int32_t task = 0, merge = 0, partial = 0;
     const int32_t chunkKeys = ChunkKeys(plan);
-    ForEachGroup(plan, threads, [&](int32_t first, int32_t n) {
+    ForEachGroup(plan, threads, width, [&](int32_t first, int32_t n) {
         const WorkItem& item = plan.items[first];
-        const int32_t rows = RowsPerBlock(item);
+        const int32_t rows = RowsPerBlock(plan, item, width);
         const int32_t chunks = ChunksOf(chunkKeys, item);
         for (int32_t r0 = 0; r0 < item.qLen; r0 += rows) {
             if (chunks > 1) merges[merge++] = {task, chunks};
@@ -373,17 +397,17 @@ std::optional<std::string> CallRefusal(const AttentionPlan& plan) {
     return std::nullopt;
 }
 
-uint64_t CallWorkspaceBytes(const AttentionPlan& plan, int threads) {
-    return static_cast<uint64_t>(RegionsFor(plan, threads).total);
+uint64_t CallWorkspaceBytes(const AttentionPlan& plan, int threads, RowBlockWidth width) {
+    return static_cast<uint64_t>(RegionsFor(plan, threads, width).total);
 }
 
 bool LongTasks(const AttentionPlan& plan) {
     return ChunkKeys(plan) > kKvChunk;
 }
 
-KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) {
-    const Counts counts = Count(plan, threads);
-    const Regions regions = RegionsFor(plan, threads);
+KernelCall PrepareCall(const AttentionPlan& plan, int threads, RowBlockWidth width, void* workspace) {
+    const Counts counts = Count(plan, threads, width);
+    const Regions regions = RegionsFor(plan, threads, width);
     auto* base = static_cast<char*>(workspace);
     base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
 
@@ -440,7 +464,7 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, void* workspace) 
 
     auto* tasks = reinterpret_cast<Task*>(base + regions.tasks);
     auto* merges = reinterpret_cast<MergeStep*>(base + regions.merges);
-    BuildSchedule(plan, threads, tasks, merges);
+    BuildSchedule(plan, threads, width, tasks, merges);
     auto* order = reinterpret_cast<int32_t*>(base + regions.order);
     OrderTasks(plan, tasks, static_cast<int32_t>(counts.tasks), order);
     call.tasks = tasks;

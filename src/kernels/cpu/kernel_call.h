@@ -3,9 +3,10 @@
 // are compiled once per instruction set; they call no inline function of the plan's headers, so that no
 // inline function is compiled under two instruction sets with one name.
 //
-// Schedule: a work item's query rows are cut into row blocks of at most kMaxLanes (head, row) lanes, and its
-// keys into chunks of whole kKvChunk keys when the plan has fewer than kUnchunkedRowBlocks row blocks, about
-// that many tasks in all; each (row block, chunk) is a task. A row block with one chunk writes the
+// Schedule: a work item's query rows are cut into row blocks of at most kMaxLanes (head, row) lanes (up to
+// kMaxWideLanes where the keys do not stay in L2: RowBlockWidth), and its keys into chunks of whole kKvChunk
+// keys when the plan has fewer than kUnchunkedRowBlocks row blocks of kMaxLanes, about that many tasks in
+// all; each (row block, chunk) is a task. A row block with one chunk writes the
 // output; otherwise each chunk writes a partial softmax state and a merge step combines them in key order.
 // The cut depends on the plan alone, so results are bitwise identical for every thread count.
 //
@@ -30,6 +31,9 @@
 namespace atbx::kernels::cpu {
 
 inline constexpr int kMaxLanes = 64;  // (head, row) pairs of a row block
+// The most lanes of a wide row block (RowBlockWidth::kWide): Q^T and acc^T of 256 lanes at head size 128
+// take a quarter of a 1 MiB L2.
+inline constexpr int kMaxWideLanes = 256;
 // Lanes of the items one task groups (several only where each has at most kMaxLanes / 2): 4-token steps of a
 // GQA 4 group over 8 kv heads, 8 x 16 lanes, read each cache slot whole in one task (halves of slots in two
 // tasks took cpu:avx2 4-token steps 1.06x the time and cpu:avx512 bf16 ones 1.07-1.24x, on the Zen 4 host).
@@ -268,15 +272,26 @@ struct KernelCall {
 // Why the vectorised kernels cannot run the plan (plan features only), or nothing.
 std::optional<std::string> CallRefusal(const plan::AttentionPlan& plan);
 
+// How many lanes the row blocks of a long item may take. Every row block of an item reads all of its keys:
+// where those, converted to fp32, take twice L2 or more, each row block reads them from L3 or memory again
+// (and converts them again), so kWide gives such items' row blocks as many lanes as keep their Q^T and acc^T
+// within a quarter of L2, up to kMaxWideLanes, and each key is read once per that many lanes (a 512-token
+// prefill after a 4k prefix, GQA 32/8, head 128, ran 0.77-0.87x the time with 256 lanes as with 64 on the
+// Zen 4 host; an 8k causal one 0.73-0.81x: BENCHMARKS.md). A lane's arithmetic does not depend on its
+// neighbours, so the width changes no lane's bits where the same runner takes it. cpu:amx keeps kNarrow: its
+// tile tasks take at most 128 lanes and pack each key block once per thread and chunk (attention_amx.cpp).
+enum class RowBlockWidth { kNarrow, kWide };
+
 // Bytes of workspace a call with this plan needs on `threads` threads (0: every hardware thread).
-uint64_t CallWorkspaceBytes(const plan::AttentionPlan& plan, int threads);
+uint64_t CallWorkspaceBytes(const plan::AttentionPlan& plan, int threads, RowBlockWidth width);
 
 // Whether the schedule's tasks may hold more than kKvChunk keys (row blocks' keys whole, or cut into chunks
 // of several kKvChunk).
 bool LongTasks(const plan::AttentionPlan& plan);
 
-// Resolves the plan and lays the schedule out in `workspace` (CallWorkspaceBytes(plan, threads) bytes).
-KernelCall PrepareCall(const plan::AttentionPlan& plan, int threads, void* workspace);
+// Resolves the plan and lays the schedule out in `workspace` (CallWorkspaceBytes(plan, threads, width)
+// bytes).
+KernelCall PrepareCall(const plan::AttentionPlan& plan, int threads, RowBlockWidth width, void* workspace);
 
 // Out-of-line helpers the kernels call per task or per tile.
 double RowScale(const KernelCall& call, const plan::WorkItem& item, int64_t row);
