@@ -276,10 +276,11 @@ std::optional<std::string> CallRefusal(const plan::AttentionPlan& plan);
 // where those, converted to fp32, take twice L2 or more, each row block reads them from L3 or memory again
 // (and converts them again), so kWide gives such items' row blocks as many lanes as keep their Q^T and acc^T
 // within a quarter of L2, up to kMaxWideLanes, and each key is read once per that many lanes (a 512-token
-// prefill after a 4k prefix, GQA 32/8, head 128, ran 0.77-0.87x the time with 256 lanes as with 64 on the
-// Zen 4 host; an 8k causal one 0.73-0.81x: BENCHMARKS.md). A lane's arithmetic does not depend on its
-// neighbours, so the width changes no lane's bits where the same runner takes it. cpu:amx keeps kNarrow: its
-// tile tasks take at most 128 lanes and pack each key block once per thread and chunk (attention_amx.cpp).
+// prefill after a 4k prefix, GQA 32/8, head 128, ran 0.83-0.97x the time with 256 lanes as with 64 on the
+// Zen 4 host, fp16 and bf16; an 8k causal one 0.74-0.76x: BENCHMARKS.md). A lane's arithmetic does not depend
+// on its neighbours, so the width changes no lane's bits where the same runner takes it. cpu:amx keeps
+// kNarrow: its tile tasks take at most 128 lanes and pack each key block once per thread and chunk
+// (attention_amx.cpp).
 enum class RowBlockWidth { kNarrow, kWide };
 
 // Bytes of workspace a call with this plan needs on `threads` threads (0: every hardware thread).
