@@ -6,9 +6,9 @@
 // Schedule: a work item's query rows are cut into row blocks of at most kMaxLanes (head, row) lanes (up to
 // kMaxWideLanes where the keys do not stay in L2: RowBlockWidth), and its keys into chunks of whole kKvChunk
 // keys when the plan has fewer than kUnchunkedRowBlocks row blocks of kMaxLanes, about that many tasks in
-// all; each (row block, chunk) is a task. A row block with one chunk writes the
-// output; otherwise each chunk writes a partial softmax state and a merge step combines them in key order.
-// The cut depends on the plan alone, so results are bitwise identical for every thread count.
+// all; each (row block, chunk) is a task. A row block with one chunk writes the output; otherwise each chunk
+// writes a partial softmax state and a merge step combines them in key order. The cut depends on the plan
+// alone, so results are bitwise identical for every thread count.
 //
 // Decode items of one sequence (the kv heads of a batch entry: same rows, same keys) of at most kMaxLanes / 2
 // lanes each are grouped into one task while their lanes fit kMaxGroupLanes: the task then walks each cache
