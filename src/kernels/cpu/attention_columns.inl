@@ -570,7 +570,7 @@ class ColumnRunner : TaskRunner<kMasked> {
         V sum = Simd::Zero();
         for (int32_t t = 0; t < n; ++t) {
             float* s = scoresT_ + int64_t{t} * width_ + v;
-            const V w = Simd::Exp(Simd::Sub(Simd::Load(s), shift));
+            const V w = Simd::ExpWeight(Simd::Sub(Simd::Load(s), shift));
             Simd::Store(s, w);
             sum = Simd::Add(sum, w);
         }

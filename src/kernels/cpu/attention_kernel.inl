@@ -887,7 +887,7 @@ class TaskRunner {
             const V shift = Simd::Set(step.newMax);
             V sum = Simd::Zero();
             for (int32_t i = 0; i < padded; i += kW) {
-                const V w = Simd::Exp(Simd::Sub(Simd::Load(s + i), shift));
+                const V w = Simd::ExpWeight(Simd::Sub(Simd::Load(s + i), shift));
                 sum = Simd::Add(sum, w);
                 Simd::Store(s + i, w);
             }

@@ -1,6 +1,8 @@
 // fp32 vectors of 8 lanes on AVX2 with FMA and F16C: the operations the attention kernel is written in.
 // Included inside namespace atbx::kernels::cpu::avx2 by the one translation unit compiled with AVX2 flags.
 
+#include "kernels/cpu/simd/exp2_coefficients.inl"
+
 struct Simd {
     using V = __m256;
     static constexpr int kWidth = 8;
@@ -133,6 +135,26 @@ struct Simd {
         result = _mm256_blendv_ps(result, Set(__builtin_inff()), _mm256_cmp_ps(x, Set(88.37626f), _CMP_GT_OQ));
         return _mm256_blendv_ps(result, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
     }
+
+    // 2^y to about 2^-23 relative (kExp2PreciseCoefficients), y below 127.5: 2^n p(f), y = n + f, |f| <= 1/2.
+    // Exactly 0 where y < -125 (so 2^-inf = 0), by a blend rather than by underflow, whose results below
+    // FLT_MIN would cost a microcode assist each; NaN stays NaN.
+    static V Exp2Precise(V y) {
+        const V n = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const V f = _mm256_sub_ps(y, n);
+        constexpr int kTerms = sizeof(kExp2PreciseCoefficients) / sizeof(float);
+        V p = Set(kExp2PreciseCoefficients[kTerms - 1]);
+        for (int i = kTerms - 2; i >= 0; --i)
+            p = MulAdd(p, f, Set(kExp2PreciseCoefficients[i]));
+        const __m256i exponent = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+        const V result = _mm256_mul_ps(p, _mm256_castsi256_ps(exponent));
+        return _mm256_blendv_ps(result, Zero(), _mm256_cmp_ps(y, Set(-125.0f), _CMP_LT_OQ));
+    }
+
+    // The softmax's fp32 weights e^x, x a logit less its lane's reference maximum (at most 8, or -inf, or NaN):
+    // 2^(x log2 e) by Exp2Precise, as on cpu:avx512 (simd_avx512.inl says what its rounding costs).
+    static V ExpWeight(V x) { return Exp2Precise(_mm256_mul_ps(x, Set(kLog2e))); }
+    static constexpr float kLog2e = 1.44269504f;
 
     static constexpr bool kBf16Dots = false;  // no bf16 dot products on this path
 

@@ -2,6 +2,8 @@
 // written in. Included inside namespace atbx::kernels::cpu::avx512 by the one translation unit compiled with
 // AVX-512 flags.
 
+#include "kernels/cpu/simd/exp2_coefficients.inl"
+
 struct Simd {
     using V = __m512;
     static constexpr int kWidth = 16;
@@ -166,21 +168,23 @@ struct Simd {
         return _mm512_maskz_scalef_ps(kept, p, n);
     }
 
-    // 2^y to about 2^-13.7 relative (degree 3, fitted for relative error): for weights rounded to bf16 (2^-8)
-    // whose sum is taken of the rounded weights, so that this error is far below the weights' own.
-    static V Exp2(V y) {
-        static constexpr float kCoefficients[] = {0.999928176f, 0.693260968f, 0.242609501f, 0.0551710017f};
-        return Exp2Polynomial(y, kCoefficients);
-    }
+    // 2^y to about 2^-13.7 relative (kExp2Coefficients): for weights rounded to bf16 (2^-8) whose sum is taken
+    // of the rounded weights, so that this error is far below the weights' own.
+    static V Exp2(V y) { return Exp2Polynomial(y, kExp2Coefficients); }
 
-    // 2^y to about 2^-23 relative (degree 6, fitted for relative error): for weights kept in fp32.
-    static V Exp2Precise(V y) {
-        static constexpr float kCoefficients[] = {1.0f,           0.693147182f,   0.240226462f,   0.0555032864f,
-                                                  0.00961848907f, 0.00133999204f, 0.000153457833f};
-        return Exp2Polynomial(y, kCoefficients);
-    }
+    // 2^y to about 2^-23 relative (kExp2PreciseCoefficients): for weights kept in fp32.
+    static V Exp2Precise(V y) { return Exp2Polynomial(y, kExp2PreciseCoefficients); }
 
     static constexpr float kLog2e = 1.44269504f;
+
+    // The softmax's fp32 weights e^x, x a logit less its lane's reference maximum (at most the lazy rescale's
+    // 8, or -inf, or NaN): 2^(x log2 e) by Exp2Precise, half of Exp's instructions. The product x log2 e
+    // rounds once, so a weight moves by at most |x| 2^-24 of itself beyond Exp2Precise's 2^-23: 2^-19 at
+    // e^-20, where a weight is 2^-29 of its lane's largest. 0 below 2^-125 (Exp: 2^-126); NaN stays NaN.
+    static V ExpWeight(V x) {
+        const V y = _mm512_mul_ps(x, Set(kLog2e));
+        return _mm512_mask_mov_ps(Exp2Precise(y), _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q), y);
+    }
 
     // int8 keys' Q.K by int16 dot products (AVX512-VNNI), below.
     static constexpr bool kInt16Dots = true;

@@ -63,6 +63,7 @@ struct Simd {
     static constexpr bool kStoresHalf = false;
     static V LoadInt8(const int8_t* p) { return static_cast<float>(*p); }
     static V Exp(V x) { return x < -87.33654f ? 0.0f : __builtin_expf(x); }
+    static V ExpWeight(V x) { return Exp(x); }  // the softmax's weights (the vector paths: 2^(x log2 e))
 
     static constexpr bool kBf16Dots = false;  // no bf16 dot products on this path
     static constexpr bool kInt16Dots = false;  // no int16 dot products on this path
