@@ -12,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
+#include "kernels/cpu/kernel_call.h"
 #include "plan/element.h"
 #include "support/cpu_path_fixture.h"
 #include "support/run_call.h"
@@ -63,8 +62,7 @@ TestCall LongChunkPrefill(aclDataType dtype) {
 // converted to fp32 (512 bytes a key and its value), take twice this core's L2: its 80 lanes are two row
 // blocks of kMaxLanes lanes, or one wide one (kernel_call.h, RowBlockWidth) on every path but cpu:amx.
 TestCall LongPrefixPrefill(aclDataType dtype) {
-    const long level2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    const int32_t keys = static_cast<int32_t>(2 * (level2 > 0 ? level2 : 512 << 10) / 512);
+    const auto keys = static_cast<int32_t>(2 * kernels::cpu::Level2CacheBytes() / 512);
     Param p = PrefixParam(Param::MASK_TYPE_CAUSAL_MASK);
     p.headNum = 4;
     p.kvHeadNum = 1;

@@ -14,8 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
-
 #include "kernels/cpu/kernel_call.h"
 #include "ops/call_validation.h"
 #include "ops/op_spec.h"
@@ -115,8 +113,7 @@ TEST(TaskOrder, SideBySideGroupsMeetTheStandardOnEveryPath) {
 // Keys of one sequence that, converted to fp32 at head size 128 (1 KiB a key and its value), take twice this
 // core's L2: the row blocks over them may be wide (kernel_call.h, RowBlockWidth).
 int32_t LongContext() {
-    const long level2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return static_cast<int32_t>(2 * (level2 > 0 ? level2 : 512 << 10) / 1024 + 100);
+    return static_cast<int32_t>(2 * kernels::cpu::Level2CacheBytes() / 1024 + 100);
 }
 
 // 16 tokens of GQA 16 over one kv head: 256 lanes, four row blocks of kMaxLanes. Over a long context they are

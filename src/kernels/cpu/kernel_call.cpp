@@ -27,15 +27,6 @@ int PadChannels(int channels) {
     return (channels + kChannelPad - 1) / kChannelPad * kChannelPad;
 }
 
-// One core's L2 (sysconf), or 512 KiB where Linux does not say.
-int64_t Level2CacheBytes() {
-    static const int64_t bytes = [] {
-        const long level2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-        return level2 > 0 ? int64_t{level2} : int64_t{512} << 10;
-    }();
-    return bytes;
-}
-
 // Bytes of a key and its value converted to fp32 rows of padded channels.
 int64_t ConvertedKeyBytes(const AttentionPlan& plan) {
     return int64_t{PadChannels(plan.headDim) + PadChannels(plan.headDimV)} * 4;
@@ -395,6 +386,14 @@ std::optional<std::string> CallRefusal(const AttentionPlan& plan) {
         return "razor offsets are implemented for paged caches only";
     }
     return std::nullopt;
+}
+
+int64_t Level2CacheBytes() {
+    static const int64_t bytes = [] {
+        const long level2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        return level2 > 0 ? int64_t{level2} : int64_t{512} << 10;
+    }();
+    return bytes;
 }
 
 uint64_t CallWorkspaceBytes(const AttentionPlan& plan, int threads, RowBlockWidth width) {

@@ -283,6 +283,10 @@ std::optional<std::string> CallRefusal(const plan::AttentionPlan& plan);
 // (attention_amx.cpp).
 enum class RowBlockWidth { kNarrow, kWide };
 
+// One core's L2 (sysconf), or 512 KiB where Linux does not say: what the schedule sizes its copies of
+// converted tiles (KvTileTag) and its wide row blocks by.
+int64_t Level2CacheBytes();
+
 // Bytes of workspace a call with this plan needs on `threads` threads (0: every hardware thread).
 uint64_t CallWorkspaceBytes(const plan::AttentionPlan& plan, int threads, RowBlockWidth width);
 
