@@ -32,21 +32,39 @@ ATBX_INLINE void OuterBlock(const float* a, int64_t aRow, int64_t aCol, const fl
 }
 
 // The register block: rows of C by up to kOuterVectors vectors (AVX-512: 16 accumulators of its 32 registers;
-// AVX2: 8 of 16). One vector of columns takes 8 rows, so that enough independent sums cover the FMA latency.
+// AVX2: 12 of 16). A block's sums are chains of FMAs, one per row of B: a core that starts two FMAs a cycle,
+// each 4 cycles long, needs 8 of them in flight, so AVX2's blocks of 2 vectors take 6 rows (8 left its FMAs
+// waiting on their latency; Zen 4 runs AVX-512's as two halves, one a cycle).
 constexpr int kOuterVectors = kW == 16 ? 4 : 2;
 template <int NV>
-constexpr int kOuterRows = NV == 1 ? 8 : 4;
+constexpr int kOuterRows = kW == 16 ? (NV == 1 ? 8 : 4) : (NV == 1 ? 12 : 6);
 
-// Rows [0, rows) of C over NV vectors, in blocks of NI rows, the rest in blocks of NI / 2, NI / 4 ... rows.
+// One block of exactly `rows` (<= NI) rows.
+template <int NI, int NV, bool kLoadC>
+ATBX_INLINE void OuterBlockOf(int32_t rows, const float* a, int64_t aRow, int64_t aCol, const float* b, int64_t ldb,
+                              int32_t depth, float* c, int64_t ldc) {
+    if constexpr (NI > 1) {
+        if (rows < NI) return OuterBlockOf<NI - 1, NV, kLoadC>(rows, a, aRow, aCol, b, ldb, depth, c, ldc);
+    }
+    OuterBlock<NI, NV, kLoadC>(a, aRow, aCol, b, ldb, depth, c, ldc);
+}
+
+// Rows [0, rows) of C over NV vectors in blocks of NI rows; rows left past the last whole block above NI take
+// two blocks of about half as many, so that no block is much shorter (and so fewer sums in flight) than NI / 2.
 template <int NI, int NV, bool kLoadC>
 void OuterRows(const float* a, int64_t aRow, int64_t aCol, int32_t rows, const float* b, int64_t ldb, int32_t depth,
                float* c, int64_t ldc) {
     int32_t i = 0;
-    for (; i + NI <= rows; i += NI)
+    for (; rows - i >= 2 * NI || rows - i == NI; i += NI)
         OuterBlock<NI, NV, kLoadC>(a + i * aRow, aRow, aCol, b, ldb, depth, c + i * ldc, ldc);
-    if constexpr (NI > 1) {
-        if (i < rows) OuterRows<NI / 2, NV, kLoadC>(a + i * aRow, aRow, aCol, rows - i, b, ldb, depth, c + i * ldc, ldc);
+    int32_t rest = rows - i;
+    if (rest > NI) {
+        const int32_t half = rest / 2;
+        OuterBlockOf<NI, NV, kLoadC>(half, a + i * aRow, aRow, aCol, b, ldb, depth, c + i * ldc, ldc);
+        i += half;
+        rest -= half;
     }
+    if (rest > 0) OuterBlockOf<NI, NV, kLoadC>(rest, a + i * aRow, aRow, aCol, b, ldb, depth, c + i * ldc, ldc);
 }
 
 template <int NV, bool kLoadC>
