@@ -142,7 +142,9 @@ class ColumnRunner : TaskRunner<kMasked> {
           weightPairs_(valuePairs_ + int64_t{(kL1TileKeys + 1) / 2} * call.dimVPad),
           kvTiles_(scratch + call.layout.kvTiles),
           kvTileKeys_(scratch + call.layout.kvTileKeys),
-          kvTileValues_(scratch + call.layout.kvTileValues) {}
+          kvTileValues_(scratch + call.layout.kvTileValues),
+          valueRows_(int64_t{call.tileKeys} * call.dimVPad <= int64_t{kTileKeys} * call.dimPad ? Base::keys_
+                                                                                                : values_) {}
 
     void Run() {
         if (items_[0].zeroOutput) return Base::StoreZeros();
@@ -377,8 +379,9 @@ class ColumnRunner : TaskRunner<kMasked> {
             }
             if (state & kValuesConverted) return {.finite = true, .pairs = false, .rows = values};
         }
-        const bool finite = ConvertRows<true>(call_.value, items_[item_], rows.value, n, values_, call_.dimVPad, ahead);
-        return {.finite = finite, .pairs = false, .rows = values_};
+        const bool finite = ConvertRows<true>(call_.value, items_[item_], rows.value, n, valueRows_, call_.dimVPad,
+                                              ahead);
+        return {.finite = finite, .pairs = false, .rows = valueRows_};
     }
 
     // S^T by bf16 dot products of the raw query with the keys read in place from the cache, times each lane's
@@ -714,7 +717,7 @@ class ColumnRunner : TaskRunner<kMasked> {
 
     void ZeroNonFiniteRows(int32_t n) {
         for (int32_t t = 0; t < n; ++t) {
-            float* v = values_ + int64_t{t} * call_.dimVPad;
+            float* v = valueRows_ + int64_t{t} * call_.dimVPad;
             if (RowFinite(v, call_.headDimV)) continue;
             nonFinite_[t] = true;
             for (int c = 0; c < call_.headDimV; ++c)
@@ -727,7 +730,7 @@ class ColumnRunner : TaskRunner<kMasked> {
         for (int32_t t = 0; t < n; ++t) {
             if (!nonFinite_[t]) continue;
             nonFinite_[t] = false;
-            float* v = values_ + int64_t{t} * call_.dimVPad;
+            float* v = valueRows_ + int64_t{t} * call_.dimVPad;
             ConvertRows(call_.value, items_[item_], rows.value + t, 1, v, call_.dimVPad);
             const float* w = scoresT_ + int64_t{t} * width_;
             for (int lane = 0; lane < itemLanes_; ++lane) {
@@ -758,6 +761,10 @@ class ColumnRunner : TaskRunner<kMasked> {
     float* const kvTiles_;  // the thread's KvTileTag (cachesKvTiles)
     float* const kvTileKeys_;
     float* const kvTileValues_;
+    // Where a tile's values are converted: over its keys (keys_), which the tile no longer reads once its S^T
+    // is taken, so that the stores land on lines L1 holds (a second array cost each tile's conversions an
+    // eviction and a fill per line); values_ where a tile of values would not fit there.
+    float* const valueRows_;
     uint8_t* kvTileStates_ = nullptr;  // OpenKvTiles: the tiles' KvTileStates, null where the task keeps no copy
     bool queryTransposed_[kMaxGroupLanes / kMinColumnItemLanes] = {};  // Q^T built (InitQueryColumns), per item
 };
