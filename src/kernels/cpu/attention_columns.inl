@@ -116,7 +116,8 @@ class ColumnRunner : TaskRunner<kMasked> {
   public:
     // Whether the task runs here: vectors of at least 8 lanes, no int8 QKV (whose P quantisation goes lane by
     // lane), items of KernelCall::columnItemLanes lanes or more (prefill row blocks, wide GQA and speculative
-    // steps; from 16 lanes on cpu:avx2 and for bf16 dot products), over kColumnMinKeys keys or more, or fewer
+    // steps; from 16 lanes on cpu:avx2 and for bf16 dot products, and for cpu:avx512's fp16 caches where the
+    // lanes fill whole vectors: KernelCall::columnLaneMultiple), over kColumnMinKeys keys or more, or fewer
     // where the row runner's staged key tile would not fit L1 (heads wider than kRowMaxDim: MLA's 576, whose
     // 128 lanes would read each staged tile from L2 32 times). The choice depends on the item alone, not on how
     // many items the schedule groups (which may depend on the thread count), and a lane's arithmetic not on its
@@ -125,7 +126,9 @@ class ColumnRunner : TaskRunner<kMasked> {
     // order.
     static bool Takes(const KernelCall& call, const Task& task) {
         const int itemLanes = call.items[task.item].headCount * (task.rowEnd - task.rowBegin);
-        return kW >= 8 && call.quant == plan::QuantPolicy::Mode::kNone && itemLanes >= call.columnItemLanes &&
+        const bool wide = itemLanes >= call.columnItemLanes &&
+                          (itemLanes >= kColumnItemLanes || itemLanes % call.columnLaneMultiple == 0);
+        return kW >= 8 && call.quant == plan::QuantPolicy::Mode::kNone && wide &&
                (task.kvEnd - task.kvBegin >= kColumnMinKeys || call.dimPad > kRowMaxDim);
     }
 

@@ -107,7 +107,12 @@ void RunAmx(const plan::AttentionPlan& plan, int threads, void* workspace) {
 
 void RunAvx512(const plan::AttentionPlan& plan, int threads, void* workspace) {
     KernelCall call = Avx512Call(plan, threads, RowBlockWidth::kWide, workspace);
-    if (call.bf16Dots) call.columnItemLanes = kMinColumnItemLanes;
+    if (call.bf16Dots) {
+        call.columnItemLanes = kMinColumnItemLanes;
+    } else if (call.key.dtype == ACL_FLOAT16 && call.value.dtype == ACL_FLOAT16) {
+        call.columnItemLanes = kMinColumnItemLanes;
+        call.columnLaneMultiple = kMinColumnItemLanes;
+    }
     avx512::RunAttention(call);
 }
 

@@ -264,9 +264,13 @@ struct KernelCall {
     bool int8PV = false;
     // Items of this many lanes or more run in the column runner: kColumnItemLanes, or kMinColumnItemLanes
     // where the path sets it: cpu:avx512 where bf16Dots holds (its dot products pay for the columns from one
-    // vector of lanes) and cpu:avx2 (its row runner's blocks of 4 lanes x 2 keys convert each key row once
-    // per 4 lanes; fp32 columns convert it once).
+    // vector of lanes) or the caches are fp16 (see columnLaneMultiple), and cpu:avx2 (its row runner's blocks
+    // of 4 lanes x 2 keys convert each key row once per 4 lanes; fp32 columns convert it once).
     int columnItemLanes = kColumnItemLanes;
+    // Items of fewer than kColumnItemLanes lanes run in columns only where their lanes are a multiple of
+    // this: cpu:avx512 fp16 caches take 16 and 32 lanes (4-token steps over GQA groups of 4: 0.93-0.98x the
+    // time of rows) but not 28, whose padding to 32 lanes cost more than the columns save (1.02-1.09x).
+    int columnLaneMultiple = 1;
 };
 
 // Why the vectorised kernels cannot run the plan (plan features only), or nothing.
