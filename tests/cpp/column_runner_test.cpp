@@ -254,7 +254,8 @@ TestCall WideSpeculativeStep() {
 }
 
 // Steps of 4, 5 and 3 tokens, 4 query heads per kv head (16, 20 and 12 lanes: cpu:avx512 with bf16 dot
-// products and cpu:avx2 run the first two in columns, the rest in rows), over 1500, 700 and 33 keys.
+// products and cpu:avx2 run the first two in columns, the rest in rows; cpu:avx512 with fp16 caches the
+// first, whose lanes fill one vector, in columns, the others in rows), over 1500, 700 and 33 keys.
 TestCall NarrowSpeculativeStep(aclDataType dtype = ACL_BF16) {
     return SpeculativeStep(16, 4, {1500, 700, 33}, {4, 5, 3}, dtype);
 }
@@ -281,9 +282,9 @@ TEST_P(ColumnRunnerTest, NarrowFp16SpeculativeStepsGiveIdenticalBitsOnOneTwoAndT
 
 // The narrow steps with a SPEC mask as models pass it: 0 where a token sees a key, -10000 where it does not,
 // so that the tiles before each step's last keys hold only zero terms, which the kernels skip (in columns and
-// in rows: fp16 on cpu:avx512, every step on cpu:scalar, the 3-token steps everywhere). In the
-// first step, token 1 gets a term of +100 at key 100 (a tile whose other rows are all zero: its weight then
-// outweighs the other keys') and token 2 a term of -0 at key 40 (a zero as well).
+// in rows: the 5-token fp16 step on cpu:avx512, every step on cpu:scalar, the 3-token steps everywhere). In
+// the first two steps, token 1 gets a term of +100 at key 100 (a tile whose other rows are all zero: its
+// weight then outweighs the other keys'), and in the first, token 2 a term of -0 at key 40 (a zero as well).
 TestCall ModelMaskSpeculativeStep(aclDataType dtype) {
     TestCall call = NarrowSpeculativeStep(dtype);
     io::HostTensor& mask = call.In("mask");
@@ -294,6 +295,7 @@ TestCall ModelMaskSpeculativeStep(aclDataType dtype) {
     }
     SetElement(mask, 1 * keys + 100, 100.0);
     SetElement(mask, 2 * keys + 40, -0.0);
+    SetElement(mask, 5 * keys + 100, 100.0);  // token 1 of the 5-token step
     return call;
 }
 
