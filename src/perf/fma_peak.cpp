@@ -74,6 +74,11 @@ std::optional<double> MeasureBf16DotPeak(int threads, int repeats) {
     return BestRate(RunBf16DotChains, kRounds, threads, repeats);
 }
 
+std::optional<double> MeasureInt16DotPeak(int threads, int repeats) {
+    if (!Available(VectorPath::kAvx512) || !core::HostCpu().avx512vnni) return std::nullopt;
+    return BestRate(RunInt16DotChains, kRounds, threads, repeats);
+}
+
 VectorPath WidestVectorPath() {
     const core::CpuFeatures& features = core::HostCpu();
     if (features.avx512f && features.avx512bw && features.avx512vl) return VectorPath::kAvx512;

@@ -31,6 +31,11 @@ std::optional<double> MeasureFmaPeak(VectorPath path, int threads, int repeats);
 // when the CPU lacks AVX512-BF16.
 std::optional<double> MeasureBf16DotPeak(int threads, int repeats);
 
+// Operations per second (a multiply-add counts 2) of AVX512-VNNI int16 dot products (two int16 products added
+// to each int32 lane per instruction: what cpu:avx512 takes the Q.K and P.V of int8 caches with where the CPU
+// has them) on `threads` threads, best of `repeats`; nothing when the CPU lacks AVX512-VNNI.
+std::optional<double> MeasureInt16DotPeak(int threads, int repeats);
+
 // The widest path this CPU has.
 VectorPath WidestVectorPath();
 

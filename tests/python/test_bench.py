@@ -15,7 +15,8 @@ import pytest
 
 # Small buffers and short timing: these tests check the harness, not the machine.
 FAST = ["--smoke", "--threads", "1", "--ceiling-mib", "16", "--cold-mib", "1", "--row-seconds", "0.02"]
-MACHINE_KEYS = {"cpu", "isa", "threads", "read_gbs", "fma_gflops", "amx_gflops", "pages", "transparent_huge_pages"}
+MACHINE_KEYS = {"cpu", "isa", "threads", "read_gbs", "fma_gflops", "amx_gflops", "bf16_dot_gflops", "int16_dot_gflops",
+                "pages", "transparent_huge_pages"}
 ROW_KEYS = {"op", "shape", "dtype", "kernel", "threads", "cold", "ms", "setup_ms", "kv_gbs", "gflops",
             "roofline_pct", "ceiling_gbs", "peak_gflops", "peer"}
 ELEMENT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1}
@@ -95,6 +96,20 @@ def prefill_work(row):
     return kv_bytes, 2 * heads * (d + dv) * pairs
 
 
+def expected_peak(machine, row):
+    """The compute ceiling a row's kernel runs against: AMX for AMX kernels; on cpu:avx512 the dot products the
+    kernel takes bf16 and int8 rows on, where the CPU has them; else the FMA peak of the kernel's vector path."""
+    kernel, dtype = row["kernel"], row["dtype"]
+    if "amx" in kernel and machine["amx_gflops"] is not None:
+        return machine["amx_gflops"]
+    path = "avx512" if "avx512" in kernel else "avx2" if "avx2" in kernel else "sse2"
+    if path == "avx512" and dtype == "bf16" and machine["bf16_dot_gflops"] is not None:
+        return machine["bf16_dot_gflops"]
+    if path == "avx512" and dtype == "int8" and machine["int16_dot_gflops"] is not None:
+        return machine["int16_dot_gflops"]
+    return machine["fma_gflops_by_path"][path]
+
+
 def check_document(doc, work):
     machine = doc["machine"]
     assert MACHINE_KEYS <= machine.keys()
@@ -102,12 +117,14 @@ def check_document(doc, work):
     assert machine["read_gbs"] > 0 and machine["fma_gflops"] > 0
     assert machine["amx_gflops"] is None or machine["amx_gflops"] > 0
     assert machine["bf16_dot_gflops"] is None or machine["bf16_dot_gflops"] > 0
+    assert machine["int16_dot_gflops"] is None or machine["int16_dot_gflops"] > 0
     assert machine["transparent_huge_pages"] in {"always", "madvise", "never", "unknown"}
     assert doc["rows"], doc.get("skipped")
     for row in doc["rows"]:
         assert ROW_KEYS <= row.keys(), row
         assert row["threads"] == 1 and row["kernel"] and row["peer"] is None
         assert row["ms"] > 0 and row["setup_ms"] > 0 and row["ceiling_gbs"] > 0 and row["peak_gflops"] > 0
+        assert row["peak_gflops"] == pytest.approx(expected_peak(machine, row), rel=1e-9), row
         kv_bytes, flops = work(row)
         seconds = row["ms"] / 1e3
         assert row["kv_bytes"] == kv_bytes, row

@@ -18,6 +18,8 @@ nlohmann::json MachineJson(const MachineCeilings& m) {
         {"amx_gflops", m.amxBf16FlopsPerSecond ? nlohmann::json(*m.amxBf16FlopsPerSecond / 1e9) : nullptr},
         {"bf16_dot_gflops",
          m.bf16DotFlopsPerSecond ? nlohmann::json(*m.bf16DotFlopsPerSecond / 1e9) : nullptr},
+        {"int16_dot_gflops",
+         m.int16DotFlopsPerSecond ? nlohmann::json(*m.int16DotFlopsPerSecond / 1e9) : nullptr},
         {"llc_bytes", m.lastLevelCacheBytes},
         {"buffer_bytes", m.bufferBytes},
         {"pages", perf::PagesName(m.pages)},

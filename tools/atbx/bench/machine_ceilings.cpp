@@ -35,6 +35,8 @@ double MachineCeilings::PeakOfKernel(const std::string& kernelName, const std::s
     const double fma = path == fmaFlopsPerSecond.end() ? WidestFmaPeak() : path->second;
     if (vectorPath == perf::VectorPath::kAvx512 && dtype == "bf16" && bf16DotFlopsPerSecond)
         return *bf16DotFlopsPerSecond;
+    if (vectorPath == perf::VectorPath::kAvx512 && dtype == "int8" && int16DotFlopsPerSecond)
+        return *int16DotFlopsPerSecond;
     return fma;
 }
 
@@ -55,6 +57,7 @@ MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes, perf::P
             c.fmaFlopsPerSecond[path] = *peak;
     }
     c.bf16DotFlopsPerSecond = perf::MeasureBf16DotPeak(c.threads, kRepeats);
+    c.int16DotFlopsPerSecond = perf::MeasureInt16DotPeak(c.threads, kRepeats);
     c.amxBf16FlopsPerSecond = perf::MeasureAmxBf16Peak(c.threads, kRepeats);
     return c;
 }

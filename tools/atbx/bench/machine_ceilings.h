@@ -26,14 +26,18 @@ struct MachineCeilings {
     double copyBytesPerSecond = 0.0;                       // bytes read plus bytes written
     std::map<perf::VectorPath, double> fmaFlopsPerSecond;  // every path the CPU has
     std::optional<double> amxBf16FlopsPerSecond;
-    std::optional<double> bf16DotFlopsPerSecond;  // AVX512-BF16 dot products (cpu:avx512's bf16 Q.K)
+    std::optional<double> bf16DotFlopsPerSecond;   // AVX512-BF16 dot products (cpu:avx512's bf16 Q.K)
+    std::optional<double> int16DotFlopsPerSecond;  // AVX512-VNNI int16 dots (cpu:avx512's int8 Q.K and P.V)
 
     double WidestFmaPeak() const;
     // The compute ceiling of a kernel on rows of `dtype`: its vector path's FMA peak, or the AMX peak for an
     // AMX kernel. bf16 rows on cpu:avx512 where the CPU has bf16 dot products: that peak, at which the column
     // runner takes both products (Q.K, and P.V over tiles of values at most 2 in magnitude, as the rows'
     // random values are); the row runner's tasks (decode of few query rows per kv head) take no dots, so
-    // their % of this ceiling understates what their fp32 FMAs reach.
+    // their % of this ceiling understates what their fp32 FMAs reach. int8 rows on cpu:avx512 where the CPU
+    // has AVX512-VNNI: the int16 dot peak, at which the row runner takes the Q.K of int8 keys and the P.V of
+    // int8 values for items of 3 lanes or more (one-lane MHA items take P.V on fp32 FMAs, and are bound by
+    // memory).
     double PeakOfKernel(const std::string& kernelName, const std::string& dtype) const;
 };
 
