@@ -14,6 +14,7 @@ struct Simd {
     static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
     static V Add(V a, V b) { return _mm512_add_ps(a, b); }
     static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
+    static V Or(V a, V b) { return _mm512_or_ps(a, b); }
     static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
     static V MulAdd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }  // a * b + c
     // The second operand when either is NaN, as the x86 instructions do.

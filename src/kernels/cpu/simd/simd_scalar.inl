@@ -11,6 +11,7 @@ struct Simd {
     static void Store(float* p, V v) { *p = v; }
     static V Add(V a, V b) { return a + b; }
     static V Sub(V a, V b) { return a - b; }
+    static V Or(V a, V b) { return std::bit_cast<V>(std::bit_cast<uint32_t>(a) | std::bit_cast<uint32_t>(b)); }
     static V Mul(V a, V b) { return a * b; }
     static V MulAdd(V a, V b, V c) { return a * b + c; }
     // The second operand when either is NaN, as the x86 instructions do.
