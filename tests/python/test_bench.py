@@ -110,6 +110,17 @@ def expected_peak(machine, row):
     return machine["fma_gflops_by_path"][path]
 
 
+def check_measurements(machine):
+    """The ceilings were measured before and after the rows, and the rows are compared with the higher of
+    each."""
+    first, second = machine["measurements"]
+    for key in ("read_gbs", "copy_gbs", "fma_gflops", "amx_gflops", "bf16_dot_gflops", "int16_dot_gflops"):
+        values = [m[key] for m in (first, second) if m[key] is not None]
+        assert machine[key] == (max(values) if values else None), key
+    for path, peak in machine["fma_gflops_by_path"].items():
+        assert peak == max(first["fma_gflops_by_path"][path], second["fma_gflops_by_path"][path]), path
+
+
 def check_document(doc, work):
     machine = doc["machine"]
     assert MACHINE_KEYS <= machine.keys()
@@ -119,6 +130,7 @@ def check_document(doc, work):
     assert machine["bf16_dot_gflops"] is None or machine["bf16_dot_gflops"] > 0
     assert machine["int16_dot_gflops"] is None or machine["int16_dot_gflops"] > 0
     assert machine["transparent_huge_pages"] in {"always", "madvise", "never", "unknown"}
+    check_measurements(machine)
     assert doc["rows"], doc.get("skipped")
     for row in doc["rows"]:
         assert ROW_KEYS <= row.keys(), row

@@ -134,9 +134,10 @@ int BenchCommand(const BenchOptions& o) {
     std::cerr << "measuring the machine's ceilings...\n";
     const int64_t ceilingBytes = static_cast<int64_t>(o.ceilingMib * kMiB);
     const perf::Pages pages = o.hugePages ? perf::Pages::kHuge : perf::Pages::kDefault;
-    const bench::MachineCeilings machine = bench::MeasureMachineCeilings(o.threads, ceilingBytes, pages);
-    PrintCeilings(std::cout, machine);
-    const bench::RunLimits limits = Limits(o, machine);
+    const bench::MachineCeilings before = bench::MeasureMachineCeilings(o.threads, ceilingBytes, pages);
+    PrintMachine(std::cout, before);
+    PrintCeilings(std::cout, before, "ceilings measured now");
+    const bench::RunLimits limits = Limits(o, before);
 
     std::vector<bench::RowResult> results;
     std::vector<bench::SkippedRow> skipped;
@@ -159,20 +160,28 @@ int BenchCommand(const BenchOptions& o) {
             continue;
         }
         estimator.Record(row, outcome.timing->seconds);
-        bench::RowResult result = bench::Summarize(row, *outcome.timing, machine);
+        nlohmann::json peerFigures = nullptr;
         if (peer && !row.peer.is_null()) {
-            const nlohmann::json answer = peer->Ask(PeerRequest(row, limits, machine.threads));
+            const nlohmann::json answer = peer->Ask(PeerRequest(row, limits, before.threads));
             if (answer.contains("error")) std::cerr << "peer: " << answer["error"].get<std::string>() << "; ";
-            result.peer = bench::PeerFigures(row, answer);
+            peerFigures = bench::PeerFigures(row, answer);
         }
+        bench::RowResult result = bench::Summarize(row, *outcome.timing, before, std::move(peerFigures));
         PrintRowLine(std::cerr, result);
         results.push_back(std::move(result));
     }
+    std::cerr << "measuring the machine's ceilings again...\n";
+    const bench::MachineCeilings after = bench::MeasureMachineCeilings(o.threads, ceilingBytes, pages);
+    PrintCeilings(std::cout, after, "ceilings measured again after the rows");
+    const bench::MachineCeilings machine = bench::HigherCeilings(before, after);
+    PrintCeilings(std::cout, machine, "ceilings of the table (the higher of each)");
+    for (bench::RowResult& result : results)
+        result = bench::Summarize(*result.spec, result.timing, machine, std::move(result.peer));
     PrintTable(std::cout, results, skipped);
     if (o.workload == "features") PrintFeatureTable(std::cout, results);
     if (!o.jsonPath.empty()) {
         std::ofstream file(o.jsonPath);
-        file << bench::BenchJson(machine, results, skipped).dump(2) << '\n';
+        file << bench::BenchJson(machine, {before, after}, results, skipped).dump(2) << '\n';
         if (!file) {
             std::cerr << "error: cannot write " << o.jsonPath << '\n';
             return kExitUsage;

@@ -3,27 +3,37 @@
 namespace atbx::cli::bench {
 namespace {
 
-nlohmann::json MachineJson(const MachineCeilings& m) {
+nlohmann::json Giga(const std::optional<double>& perSecond) {
+    return perSecond ? nlohmann::json(*perSecond / 1e9) : nullptr;
+}
+
+// The ceilings of one measurement, in GB/s and GFLOP/s.
+nlohmann::json CeilingsJson(const MachineCeilings& m) {
     nlohmann::json byPath = nlohmann::json::object();
     for (const auto& [path, peak] : m.fmaFlopsPerSecond)
         byPath[perf::VectorPathName(path)] = peak / 1e9;
-    return {
-        {"cpu", m.cpu},
-        {"isa", m.isa},
-        {"threads", m.threads},
-        {"read_gbs", m.readBytesPerSecond / 1e9},
-        {"copy_gbs", m.copyBytesPerSecond / 1e9},
-        {"fma_gflops", m.WidestFmaPeak() / 1e9},
-        {"fma_gflops_by_path", byPath},
-        {"amx_gflops", m.amxBf16FlopsPerSecond ? nlohmann::json(*m.amxBf16FlopsPerSecond / 1e9) : nullptr},
-        {"bf16_dot_gflops",
-         m.bf16DotFlopsPerSecond ? nlohmann::json(*m.bf16DotFlopsPerSecond / 1e9) : nullptr},
-        {"int16_dot_gflops",
-         m.int16DotFlopsPerSecond ? nlohmann::json(*m.int16DotFlopsPerSecond / 1e9) : nullptr},
-        {"llc_bytes", m.lastLevelCacheBytes},
-        {"buffer_bytes", m.bufferBytes},
-        {"pages", perf::PagesName(m.pages)},
-        {"transparent_huge_pages", m.transparentHugePages}};
+    return {{"read_gbs", m.readBytesPerSecond / 1e9},
+            {"copy_gbs", m.copyBytesPerSecond / 1e9},
+            {"fma_gflops", m.WidestFmaPeak() / 1e9},
+            {"fma_gflops_by_path", byPath},
+            {"amx_gflops", Giga(m.amxBf16FlopsPerSecond)},
+            {"bf16_dot_gflops", Giga(m.bf16DotFlopsPerSecond)},
+            {"int16_dot_gflops", Giga(m.int16DotFlopsPerSecond)}};
+}
+
+nlohmann::json MachineJson(const MachineCeilings& m, const std::vector<MachineCeilings>& measurements) {
+    nlohmann::json machine = CeilingsJson(m);
+    machine.update({{"cpu", m.cpu},
+                    {"isa", m.isa},
+                    {"threads", m.threads},
+                    {"llc_bytes", m.lastLevelCacheBytes},
+                    {"buffer_bytes", m.bufferBytes},
+                    {"pages", perf::PagesName(m.pages)},
+                    {"transparent_huge_pages", m.transparentHugePages}});
+    machine["measurements"] = nlohmann::json::array();
+    for (const MachineCeilings& each : measurements)
+        machine["measurements"].push_back(CeilingsJson(each));
+    return machine;
 }
 
 nlohmann::json RowJson(const RowResult& r, const std::vector<RowResult>& rows) {
@@ -56,9 +66,9 @@ nlohmann::json RowJson(const RowResult& r, const std::vector<RowResult>& rows) {
 
 }  // namespace
 
-nlohmann::json BenchJson(const MachineCeilings& machine, const std::vector<RowResult>& rows,
-                         const std::vector<SkippedRow>& skipped) {
-    nlohmann::json doc = {{"machine", MachineJson(machine)},
+nlohmann::json BenchJson(const MachineCeilings& machine, const std::vector<MachineCeilings>& measurements,
+                         const std::vector<RowResult>& rows, const std::vector<SkippedRow>& skipped) {
+    nlohmann::json doc = {{"machine", MachineJson(machine, measurements)},
                           {"rows", nlohmann::json::array()},
                           {"skipped", nlohmann::json::array()}};
     for (const RowResult& r : rows)

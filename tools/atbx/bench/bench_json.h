@@ -1,6 +1,8 @@
 // The JSON document of `atbx bench --json FILE`:
 // {"machine": {"cpu", "isa", "threads", "read_gbs", "copy_gbs", "fma_gflops", "fma_gflops_by_path",
-//              "amx_gflops"|null, "llc_bytes", "buffer_bytes"},
+//              "amx_gflops"|null, "bf16_dot_gflops"|null, "int16_dot_gflops"|null, "llc_bytes",
+//              "buffer_bytes", "pages", "transparent_huge_pages", "measurements": [each measurement's
+//              {"read_gbs" ... "int16_dot_gflops"}]},
 //  "rows": [{"op", "shape", "dtype", "kernel", "threads", "cold", "layers", "rotated_bytes", "ms",
 //  "kv_bytes", "bytes", "flops",
 //            "kv_gbs", "gflops", "roofline_pct", "limit", "ceiling_gbs", "peak_gflops",
@@ -23,8 +25,9 @@ struct SkippedRow {
     std::string reason;
 };
 
-nlohmann::json BenchJson(const MachineCeilings& machine, const std::vector<RowResult>& rows,
-                         const std::vector<SkippedRow>& skipped);
+// `machine`: the ceilings the rows were compared with (HigherCeilings of `measurements`).
+nlohmann::json BenchJson(const MachineCeilings& machine, const std::vector<MachineCeilings>& measurements,
+                         const std::vector<RowResult>& rows, const std::vector<SkippedRow>& skipped);
 
 }  // namespace atbx::cli::bench
 

@@ -35,14 +35,17 @@ std::string Ratio(const RowResult& r) {
 
 }  // namespace
 
-void PrintCeilings(std::ostream& out, const MachineCeilings& m) {
-    out << std::fixed << std::setprecision(1) << "machine: " << m.cpu << " (" << m.isa << "), " << m.threads
-        << " threads, last-level cache " << (m.lastLevelCacheBytes >> 20) << " MiB, "
+void PrintMachine(std::ostream& out, const MachineCeilings& m) {
+    out << "machine: " << m.cpu << " (" << m.isa << "), " << m.threads << " threads, last-level cache "
+        << (m.lastLevelCacheBytes >> 20) << " MiB, "
         << (m.pages == perf::Pages::kHuge ? "2 MiB pages asked for" : "the allocator's pages")
-        << " (transparent huge pages: " << m.transparentHugePages << ")\n"
-        << "ceilings measured now (" << (m.bufferBytes >> 20) << " MiB buffers): read "
-        << m.readBytesPerSecond / 1e9 << " GB/s, copy " << m.copyBytesPerSecond / 1e9
-        << " GB/s (read + write)";
+        << " (transparent huge pages: " << m.transparentHugePages << ")\n";
+}
+
+void PrintCeilings(std::ostream& out, const MachineCeilings& m, std::string_view label) {
+    out << std::fixed << std::setprecision(1) << label << " (" << (m.bufferBytes >> 20)
+        << " MiB buffers): read " << m.readBytesPerSecond / 1e9 << " GB/s, copy "
+        << m.copyBytesPerSecond / 1e9 << " GB/s (read + write)";
     for (const auto& [path, peak] : m.fmaFlopsPerSecond)
         out << ", fp32 FMA " << perf::VectorPathName(path) << ' ' << peak / 1e9 << " GFLOP/s";
     if (m.bf16DotFlopsPerSecond) out << ", bf16 dot avx512 " << *m.bf16DotFlopsPerSecond / 1e9 << " GFLOP/s";

@@ -1,9 +1,10 @@
-// The text `atbx bench` prints: the machine's ceilings, then one Markdown table row per benchmark row (so
-// that BENCHMARKS.md can quote it as printed), then the rows it skipped and why.
+// The text `atbx bench` prints: the machine and its ceilings, then one Markdown table row per benchmark row
+// (so that BENCHMARKS.md can quote it as printed), then the rows it skipped and why.
 #ifndef ATBX_TOOLS_ATBX_BENCH_BENCH_TABLE_H
 #define ATBX_TOOLS_ATBX_BENCH_BENCH_TABLE_H
 
 #include <ostream>
+#include <string_view>
 #include <vector>
 
 #include "bench/bench_json.h"
@@ -12,7 +13,10 @@
 
 namespace atbx::cli::bench {
 
-void PrintCeilings(std::ostream& out, const MachineCeilings& machine);
+// The machine: its CPU, instruction sets, threads, last-level cache and pages.
+void PrintMachine(std::ostream& out, const MachineCeilings& machine);
+// One line of the machine's ceilings, after `label` ("ceilings measured now" ...).
+void PrintCeilings(std::ostream& out, const MachineCeilings& machine, std::string_view label);
 void PrintTable(std::ostream& out, const std::vector<RowResult>& rows,
                 const std::vector<SkippedRow>& skipped);
 // `atbx bench features`: each feature's row against the main path's, per KV byte and in % of the roofline.

@@ -62,4 +62,26 @@ MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes, perf::P
     return c;
 }
 
+namespace {
+
+std::optional<double> Higher(std::optional<double> a, std::optional<double> b) {
+    if (!a || !b) return a ? a : b;
+    return std::max(*a, *b);
+}
+
+}  // namespace
+
+MachineCeilings HigherCeilings(MachineCeilings first, const MachineCeilings& second) {
+    first.readBytesPerSecond = std::max(first.readBytesPerSecond, second.readBytesPerSecond);
+    first.copyBytesPerSecond = std::max(first.copyBytesPerSecond, second.copyBytesPerSecond);
+    for (const auto& [path, peak] : second.fmaFlopsPerSecond) {
+        double& kept = first.fmaFlopsPerSecond[path];
+        kept = std::max(kept, peak);
+    }
+    first.amxBf16FlopsPerSecond = Higher(first.amxBf16FlopsPerSecond, second.amxBf16FlopsPerSecond);
+    first.bf16DotFlopsPerSecond = Higher(first.bf16DotFlopsPerSecond, second.bf16DotFlopsPerSecond);
+    first.int16DotFlopsPerSecond = Higher(first.int16DotFlopsPerSecond, second.int16DotFlopsPerSecond);
+    return first;
+}
+
 }  // namespace atbx::cli::bench

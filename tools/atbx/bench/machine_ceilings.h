@@ -1,6 +1,7 @@
-// The machine's ceilings, measured at the start of a benchmark run with the run's thread count: streaming
-// read and copy bandwidth over buffers several times the last-level cache, the fp32 FMA peak of every vector
-// path the CPU has, and the AMX bf16 peak where Linux grants the tile state.
+// The machine's ceilings, measured at the start and again at the end of a benchmark run with the run's thread
+// count: streaming read and copy bandwidth over buffers several times the last-level cache, the fp32 FMA peak
+// of every vector path the CPU has, the bf16 and int16 dot-product peaks, and the AMX bf16 peak where Linux
+// grants the tile state.
 #ifndef ATBX_TOOLS_ATBX_BENCH_MACHINE_CEILINGS_H
 #define ATBX_TOOLS_ATBX_BENCH_MACHINE_CEILINGS_H
 
@@ -44,6 +45,11 @@ struct MachineCeilings {
 // `bufferBytes` 0: four times the last-level cache, at least 1 GiB, at most a quarter of the memory. The
 // bandwidths are measured on buffers on `pages`, those of the rows they are compared with.
 MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes, perf::Pages pages);
+
+// Each ceiling the higher of two measurements of the same machine (`atbx bench` measures at the start of a
+// run and again after its rows, so that a neighbour's load during one measurement, which has halved a
+// peak on a shared host, does not set the figures every row is compared with).
+MachineCeilings HigherCeilings(MachineCeilings first, const MachineCeilings& second);
 
 }  // namespace atbx::cli::bench
 

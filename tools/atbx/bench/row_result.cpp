@@ -1,13 +1,16 @@
 #include "bench/row_result.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace atbx::cli::bench {
 
-RowResult Summarize(const RowSpec& spec, const RowTiming& timing, const MachineCeilings& ceilings) {
+RowResult Summarize(const RowSpec& spec, const RowTiming& timing, const MachineCeilings& ceilings,
+                    nlohmann::json peer) {
     RowResult r;
     r.spec = &spec;
     r.timing = timing;
+    r.peer = std::move(peer);
     r.threads = ceilings.threads;
     const double bandwidth = spec.copyBound ? ceilings.copyBytesPerSecond : ceilings.readBytesPerSecond;
     const double peak = ceilings.PeakOfKernel(timing.kernel, spec.dtype);

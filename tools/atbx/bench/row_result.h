@@ -22,13 +22,15 @@ struct RowResult {
     double kvGbs = 0.0;       // K/V GB/s (ReshapeAndCache: GB/s moved)
     double gflops = 0.0;      // counted FLOPs per second, in GFLOP/s
     double ceilingGbs = 0.0;  // read ceiling (copy ceiling for cache writes)
-    double peakGflops = 0.0;  // FMA (or AMX) peak of the kernel's path
+    double peakGflops = 0.0;  // the compute peak of the kernel's path (MachineCeilings::PeakOfKernel)
     double rooflinePct = 0.0;
     std::string limit;    // "memory" or "compute": the larger term of the roofline
     nlohmann::json peer;  // null, or {"name", "ms", "kv_gbs", ...}
 };
 
-RowResult Summarize(const RowSpec& spec, const RowTiming& timing, const MachineCeilings& ceilings);
+// The row's figures against `ceilings`, with the peer's (PeerFigures, or null).
+RowResult Summarize(const RowSpec& spec, const RowTiming& timing, const MachineCeilings& ceilings,
+                    nlohmann::json peer);
 
 // The peer's answer with its KV GB/s over the row's KV bytes (so the column compares like with like).
 nlohmann::json PeerFigures(const RowSpec& spec, const nlohmann::json& answer);
