@@ -919,7 +919,9 @@ class TaskRunner {
     // step (kWeightStep + group) = the largest / 32767 and the sum of those, in one pass, the largest being the
     // weight of the group's largest logit, e^(groupMax - newMax), the same bits the pass gives that key, known
     // before it (a pass for the largest weight and two horizontal sums per lane and group cost about a third
-    // of the dot instructions' count); tileSum sums the groups'. l sums the rounded weights, exactly those the
+    // of the dot instructions' count). The groups' largest weights come from one vector exp, and tileSum adds
+    // the groups' per-lane sums times their steps in one horizontal sum per tile (one per group, with its
+    // scalar chain, took 2 % more of an int8 one-token step). l sums the rounded weights, exactly those the
     // product uses. A weight is off by at most half a step, 2^-16 of its group's largest: over a group of at
     // most 32 keys at most 2^-11 of the group's sum, so at most 2^-11 of the tile's, the bound of ATB's own
     // fp16 P (docs/decisions.md). A group whose largest weight is below kNegligibleWeight (2^-100 of the
@@ -931,13 +933,13 @@ class TaskRunner {
         if constexpr (Simd::kInt16Values) {
             using S = typename DependentSimd<kMasked>::Type;
             float largest[kWeightGroups];
+            S::ExpsOf(groupMax, groups, newMax, largest);
             for (int g = 0; g < groups; ++g) {
-                largest[g] = S::ExpOf(groupMax[g] - newMax);
                 if (!(largest[g] >= 0.0f && largest[g] <= 3e38f)) return false;
             }
             float* s = scores_ + int64_t{lane} * kTileKeys;
             int16_t* w = int16Weights_ + int64_t{lane} * kTileKeys;
-            tileSum = 0.0f;
+            V sum = S::Zero();
             for (int g = 0, g0 = 0; g < groups; ++g, g0 += kL1TileKeys) {
                 const int32_t padded = ((n - g0 < kL1TileKeys ? n - g0 : kL1TileKeys) + kW - 1) / kW * kW;
                 float& step = Field(static_cast<LaneField>(kWeightStep + g))[lane];
@@ -947,9 +949,9 @@ class TaskRunner {
                     continue;
                 }
                 step = largest[g] * (1.0f / 32767.0f);
-                const int32_t total = S::ExpToInt16(s + g0, padded, newMax, 1.0f / step, w + g0);
-                tileSum += static_cast<float>(total) * step;
+                sum = S::MulAdd(S::ExpToInt16(s + g0, padded, newMax, 1.0f / step, w + g0), S::Set(step), sum);
             }
+            tileSum = S::ReduceAdd(sum);
             return true;
         }
         return false;

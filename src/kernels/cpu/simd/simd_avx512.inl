@@ -204,14 +204,19 @@ struct Simd {
         }
     }
 
-    // Exp(x) of one value: the same bits Exp gives x in any lane.
-    static float ExpOf(float x) { return _mm512_cvtss_f32(Exp(Set(x))); }
+    // out[i] = Exp(x[i] - shift) for i < n <= 16: the same bits Exp gives x[i] - shift in any lane.
+    static void ExpsOf(const float* x, int n, float shift, float* out) {
+        const __mmask16 first = static_cast<__mmask16>((1u << n) - 1);
+        const V y = _mm512_sub_ps(_mm512_maskz_loadu_ps(first, x), Set(shift));
+        _mm512_mask_storeu_ps(out, first, Exp(y));
+    }
 
     // The int8 P.V's weights in one pass (TaskRunner::RoundedWeights): s[c] = Exp(s[c] - shift) for c < n (n a
     // multiple of 16) and out[c] = s[c] * factor rounded to the nearest integer (ties to even), saturated to
     // int16 (factor = 32767 / the largest weight: the saturation guards only an exp that is not monotone by an
-    // ulp). Returns the sum of out (exact: n values of at most 2^15).
-    static int32_t ExpToInt16(float* s, int n, float shift, float factor, int16_t* out) {
+    // ulp). Returns the per-lane sums of out as floats (exact: n / 16 values of at most 2^15 each), for the
+    // caller to scale and add up once per tile rather than once per call.
+    static V ExpToInt16(float* s, int n, float shift, float factor, int16_t* out) {
         const V f = Set(factor), minus = Set(shift);
         __m512i total = _mm512_setzero_si512();
         for (int c = 0; c < n; c += 16) {
@@ -221,7 +226,7 @@ struct Simd {
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c), _mm512_cvtsepi32_epi16(rounded));
             total = _mm512_add_epi32(total, rounded);
         }
-        return _mm512_reduce_add_epi32(total);
+        return _mm512_cvtepi32_ps(total);
     }
 
     // Q.K of int8 key rows by int16 dot products (AVX512-VNNI; called only where KernelCall::int8Dots says the
