@@ -119,6 +119,27 @@ TEST(Property, ShrinkingFindsTheSmallestFailingCall) {
     EXPECT_EQ(small.blockSize, 16) << minimal.Describe();
 }
 
+// Shrinking a failure must itself never fail: the shrinker builds every candidate it proposes (the rules
+// then reject some), so the builders must stay inside their tensors for geometries the rules reject, and the
+// smallest call must still be one the rules accept. Here every candidate "fails", so the shrinker walks each
+// drawn call down through every kind of candidate (under AddressSanitizer in CI: a candidate with more query
+// rows than context once wrote past its mask, a negative token count made a vector of 2^64 elements).
+TEST(Property, ShrinkingDrawnCallsBuildsEveryCandidateSafely) {
+    const auto alwaysFails = [](const Sample&) -> std::string { return "injected"; };
+    int shrunk = 0;
+    for (uint64_t seed = 1; seed <= 48; ++seed) {
+        std::mt19937_64 rng(seed);
+        const std::optional<Sample> sample = DrawValidSample(rng);
+        if (!sample) continue;
+        const Sample minimal = Shrink(*sample, alwaysFails);
+        TestCall call = minimal.Make();
+        EXPECT_EQ(DescribeViolations(call), "(no violation)")
+            << "seed " << seed << ": " << minimal.Describe();
+        shrunk += minimal.Describe() != sample->Describe() ? 1 : 0;
+    }
+    EXPECT_GT(shrunk, 24) << "the shrinker found smaller calls for too few of the drawn ones";
+}
+
 // A shrunk case written as a case file loads back as the same call.
 TEST(Property, SavedCaseLoadsBackAsTheSameCall) {
     std::mt19937_64 rng(7);

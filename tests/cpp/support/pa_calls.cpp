@@ -170,10 +170,11 @@ MaskLayout ChooseMaskLayout(const Param& p, const PaShape& shape, const Geometry
 
 // Causal masking of one mask row: keys past `frontier` get the masked value (`bits`, the 16-bit pattern of
 // the masked value in the mask's dtype). Query row i of sequence b sees key j iff j <= contextLens[b] -
-// qLen[b]
-// + i.
+// qLen[b] + i. A row outside the layout (a geometry the rules reject, such as a shrinker's candidate with a
+// context shorter than its query rows) is left alone: the builder writes only inside its tensors.
 void MaskCausal(const MaskLayout& m, int64_t plane, int64_t row, int64_t frontier, uint16_t bits,
                 void* data) {
+    if (plane < 0 || plane >= m.planes || row < 0 || row >= m.rows) return;
     auto* elements = static_cast<uint16_t*>(data);
     for (int64_t j = std::max<int64_t>(frontier + 1, 0); j < m.cols; ++j)
         elements[m.Offset(plane, row, j)] = bits;

@@ -224,6 +224,7 @@ void ShrinkRac(std::vector<Sample>& out, const Sample& base) {
         Sample s = base;
         RacShape& smaller = std::get<RacShape>(s.shape);
         smaller.tokens -= smaller.seqLens[b];
+        if (smaller.tokens < 1) continue;  // the batch held every token (an earlier step shrank the count)
         EraseBatch(b, smaller.seqLens);
         out.push_back(std::move(s));
     }

@@ -43,7 +43,8 @@ std::vector<int32_t> TokenSlots(const RacShape& shape, std::mt19937_64& rng) {
     std::iota(all.begin(), all.end(), -numSlots);
     std::shuffle(all.begin(), all.end(), rng);
     EXPECT_LE(shape.tokens, 2 * numSlots) << "too many tokens for distinct slots";
-    return std::vector<int32_t>(all.begin(), all.begin() + std::min(shape.tokens, 2 * numSlots));
+    EXPECT_GE(shape.tokens, 0) << "a negative token count";
+    return std::vector<int32_t>(all.begin(), all.begin() + std::clamp(shape.tokens, 0, 2 * numSlots));
 }
 
 // Per (batch, head) windows of a compress call: wins in [0, L]; offsets -1 or in [0, L - w].
