@@ -70,6 +70,14 @@ constexpr int32_t kRequestDistance = 64;
 // GQA 4 and 7 decode 0.91-0.93x the time of the fp32 FMAs; one lane (MHA) 1.02-1.05x and two (GQA 2)
 // 1.07x, where each lane's chain of dot products waits on the one before (BENCHMARKS.md).
 constexpr int kMinInt16ValueLanes = 3;
+// Items of at least this many lanes read in place take the P.V of bf16 values by bf16 dot products
+// (KernelCall::bf16PV, Bf16Accumulate) in tiles whose values are all finite and at most 2 in magnitude, with
+// the weights rounded to bf16, where the item has at least kMinBf16ValueKeys keys: the call's longest context
+// is then long enough that the precision standard's bound holds P's rounding at half of it or less
+// (docs/decisions.md, "P's bf16 rounding, worst case"; as the column runner's). One or two lanes keep the fp32
+// product, for the reason kMinInt16ValueLanes gives.
+constexpr int kMinBf16ValueLanes = 3;
+constexpr int64_t kMinBf16ValueKeys = 256;
 // int16 weights (RoundedWeights) of a group whose largest is below this, relative to the lane's largest weight
 // so far (1, which its sum holds), are zeros: they add at most 2^-95 of the sum (32 keys), where the group's step
 // would be subnormal and its inverse overflow.
@@ -157,11 +165,14 @@ class TaskRunner {
           directKeys_((itemLanes_ <= kDirectLanes || (Simd::kInt16Dots && call.int8Dots)) &&
                       DirectRows(call.key, call.headDim, call.dimPad, false)),
           directValues_(itemLanes_ <= kDirectLanes && DirectRows(call.value, call.headDimV, call.dimVPad, true)),
-          subKeys_(SubTileKeys(call.key, task.itemCount)),
+          int16Values_(Simd::kInt16Values && call.int8PV && directValues_ && itemLanes_ >= kMinInt16ValueLanes),
+          bf16Values_(Simd::kBf16Dots && call.bf16PV && directValues_ && itemLanes_ >= kMinBf16ValueLanes &&
+                      call.headDimV % 32 == 0 && items_[0].kvEnd - items_[0].kvBegin >= kMinBf16ValueKeys),
+          subKeys_(int16Values_ || bf16Values_ ? kMaxSubKeys : SubTileKeys(call.key, task.itemCount)),
           int16Rows_(reinterpret_cast<int16_t*>(scratch + call.layout.int16Query)),
-          int16Weights_(Simd::kInt16Values && call.int8PV && directValues_ && itemLanes_ >= kMinInt16ValueLanes
-                            ? reinterpret_cast<int16_t*>(scratch + call.layout.int16Weights)
-                            : nullptr),
+          int16Weights_(int16Values_ ? reinterpret_cast<int16_t*>(scratch + call.layout.roundedWeights) : nullptr),
+          bf16Weights_(bf16Values_ ? reinterpret_cast<uint16_t*>(scratch + call.layout.roundedWeights) : nullptr),
+          shrinkExponent_(static_cast<float>(__builtin_ilogbf(call.value.shrink))),
           tileKeys_(rowTiles && call.tileKeys == kL1TileKeys && itemLanes_ >= kWideTileLanes && directKeys_ &&
                             directValues_ && (int16Weights_ == nullptr || kL1TileKeys % subKeys_ == 0)
                         ? kTileKeys
@@ -651,10 +662,11 @@ class TaskRunner {
     // first + itemLanes_). Lanes holding a zero weight in the tile go one by one, skipping those keys, so that a
     // key of weight 0 takes no part even with a non-finite value (docs/decisions.md).
     template <class Rows>
-    void ItemAccumulate(int first, int32_t m, int32_t t0, const Rows& values) {
+    ATBX_INLINE void ItemAccumulate(int first, int32_t m, int32_t t0, const Rows& values) {
         for (int l0 = 0; l0 < itemLanes_; l0 += kBlockLanes) {
             const int count = itemLanes_ - l0 < kBlockLanes ? itemLanes_ - l0 : kBlockLanes;
             const Rows rows = l0 == 0 ? values : values.Quiet();  // the first block asks for the next tile's rows
+            if (Bf16Accumulate(first + l0, count, m, t0, rows)) continue;
             if constexpr (Simd::kInt16Values && std::is_same_v<Rows, CacheRows<int8_t, Int8Load, false>>) {
                 if (Int16Accumulate(first + l0, count, m, t0, rows)) continue;
             }
@@ -717,6 +729,68 @@ class TaskRunner {
                                                          call_.dimVPad);
         }
         return true;
+    }
+
+    // Rows of bf16 values read in place, which the bf16 P.V takes (AVX-512 with AVX512-BF16).
+    template <class Rows>
+    static constexpr bool kBf16ValueRows =
+        Simd::kBf16Dots && std::is_same_v<Rows, CacheRows<uint16_t, Bf16Load, true>>;
+
+    // ItemAccumulate's block of `count` lanes from `lane` by bf16 dot products (bf16Weights_), where each lane's
+    // weights in the tile are finite (kBf16Weights) and the sub-tile's values finite and at most 2 in magnitude
+    // (checked as the product reads them): the lanes' weights of the sub-tile rounded to bf16, their sums
+    // (into values_, which rows read in place leave free) added to acc, and each lane's l moved by what the
+    // rounding changed, so that acc / l weighs the values by exactly the weights the product uses
+    // (docs/decisions.md, "bf16 P.V on dot products"). The values are finite, so a zero weight adds exactly
+    // nothing. False, with acc and l untouched, where a lane keeps fp32 weights (its logits hold a NaN or +inf)
+    // or a value is larger: the block then takes the fp32 product, and so do the item's later sub-tiles in the
+    // task (largeValues_), whose values are likely as large. (A separate pass over each sub-tile's values
+    // before its product took the time of its first reads from memory: GQA 32/8 bf16 decode 1.03-1.28x.)
+    template <class Rows>
+    __attribute__((noinline)) bool Bf16Accumulate(int lane, int count, int32_t m, int32_t t0, const Rows& values) {
+        if constexpr (kBf16ValueRows<Rows>) {
+            using S = typename DependentSimd<kMasked>::Type;
+            bool& large = largeValues_[lane / itemLanes_];
+            if (bf16Weights_ == nullptr || large) return false;
+            for (int l = 0; l < count; ++l) {
+                if (Field(kBf16Weights)[lane + l] == 0.0f) return false;
+            }
+            float moved[kBlockLanes];
+            for (int l = 0; l < count; ++l) {
+                const int64_t at = int64_t{lane + l} * kTileKeys + t0;
+                moved[l] = S::RoundWeightsToBf16(scores_ + at, m, call_.value.shrink, bf16Weights_ + at);
+            }
+            const uint16_t* w = bf16Weights_ + int64_t{lane} * kTileKeys + t0;
+            const int64_t ld = call_.dimVPad;
+            const int dim = call_.headDimV;
+            bool small = false;
+            switch (count) {
+                case 1:
+                    small = S::template Bf16Accumulate<1>(w, kTileKeys, m, values, dim, values_, ld);
+                    break;
+                case 2:
+                    small = S::template Bf16Accumulate<2>(w, kTileKeys, m, values, dim, values_, ld);
+                    break;
+                case 3:
+                    small = S::template Bf16Accumulate<3>(w, kTileKeys, m, values, dim, values_, ld);
+                    break;
+                default:
+                    small = S::template Bf16Accumulate<kBlockLanes>(w, kTileKeys, m, values, dim, values_, ld);
+            }
+            if (!small) {
+                large = true;
+                return false;
+            }
+            for (int l = 0; l < count; ++l) {
+                float* acc = acc_ + int64_t{lane + l} * ld;
+                const float* sums = values_ + l * ld;
+                for (int c = 0; c < dim; c += kW)
+                    Simd::Store(acc + c, Simd::Add(Simd::Load(acc + c), Simd::Load(sums + c)));
+                Field(kSum)[lane + l] += moved[l];
+            }
+            return true;
+        }
+        return false;
     }
 
     template <int NL, class Rows>
@@ -869,6 +943,7 @@ class TaskRunner {
         const float tileMax = nan ? __builtin_nanf("") : Simd::ReduceMax(top);
         const SoftmaxStep<float> step = StepSoftmax(Field(kMax)[lane], tileMax);
         Field(kZeroWeight)[lane] = 1.0f;
+        if (bf16Weights_ != nullptr) Field(kBf16Weights)[lane] = 0.0f;
         if (!step.visible) {
             if (int16Weights_ != nullptr) ZeroInt16Weights(lane, padded);
             return ZeroWeights(s, padded);
@@ -901,6 +976,8 @@ class TaskRunner {
             Field(kZeroWeight)[lane] = 0.0f;
             return true;
         }
+        if (bf16Weights_ != nullptr && !nan && step.newMax >= -3e38f && step.newMax <= 3e38f)
+            Field(kBf16Weights)[lane] = 1.0f;
         if (call_.quant != plan::QuantPolicy::Mode::kNone && !QuantiseWeights(lane, n, tileMax, step.newMax)) {
             return ZeroWeights(s, padded);
         }
@@ -1088,11 +1165,20 @@ class TaskRunner {
     float* queryCache_;    // QueryTag
     const float* queryElements_ = nullptr;
     const bool directKeys_, directValues_;  // the tiles' rows read in place (DirectRows)
-    const int32_t subKeys_;                 // SubTileKeys
+    const bool int16Values_;                // P.V of int8 values by int16 dot products (kMinInt16ValueLanes)
+    const bool bf16Values_;                 // P.V of bf16 values by bf16 dot products (kMinBf16ValueLanes)
+    // SubTileKeys; kMaxSubKeys where int16Values_ or bf16Values_, whose products sum each sub-tile's keys
+    // apart and add the sums to acc (and where bf16Values_, check its values and round its weights), so that
+    // the sub-tiles depend on the plan alone, not on how many items a task groups (which depends on the thread
+    // count): results stay bitwise identical for every thread count.
+    const int32_t subKeys_;
     int16_t* const int16Rows_;              // the thread's int16 query rows (QuantiseQueries)
     const int16_t* int16Query_ = nullptr;   // int16Rows_ once they hold the lanes' queries, else null
     const uint16_t* bf16Query_ = nullptr;   // int16Rows_ once they hold the lanes' raw bf16 queries, else null
     int16_t* const int16Weights_;           // int8PV: the lanes' int16 weights of the tile [L, kTileKeys], or null
+    uint16_t* const bf16Weights_;           // bf16Values_: the lanes' bf16 weights of the tile [L, kTileKeys]
+    bool largeValues_[kMaxGroupLanes] = {};  // bf16Values_: a sub-tile of item i held a value beyond 2
+    const float shrinkExponent_;            // value.shrink = 2^shrinkExponent_ (added to bf16 weights' exponent)
     const int32_t tileKeys_;                // keys of a tile: call_.tileKeys, or kTileKeys (kWideTileLanes)
     core::NextTask* const next_;            // the claim of the thread's next task, or null
     float queryReach_ = -1.0f, ownKeyNorm_ = -1.0f;  // PrepareSkipping; -1: no tile is skipped

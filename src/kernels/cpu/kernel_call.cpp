@@ -206,7 +206,7 @@ ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes, int64_t width) {
     layout.keyNorms = take(kKeyNormTagFloats + tiles);
     layout.queryElements = take(kQueryTagFloats + lanes * dimPad);
     layout.int16Query = take((lanes * dimPad + 1) / 2);
-    layout.int16Weights = take(int64_t{lanes} * kTileKeys / 2);
+    layout.roundedWeights = take(int64_t{lanes} * kTileKeys / 2);
     if (CachesKvTiles(plan)) {
         layout.kvTiles = take(kKvTileTagFloats + (tiles + 3) / 4);
         layout.kvTileKeys = take(tiles * kL1TileKeys * dimPad);

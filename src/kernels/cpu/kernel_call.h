@@ -102,7 +102,9 @@ struct ScratchLayout {
     int64_t keyNorms = 0;       // finiteCausal: a KeyNormTag, then [tiles] (KeyNormTag says what)
     int64_t queryElements = 0;  // !queryDirect: a QueryTag, then [L, dimPad] (QueryTag says what)
     int64_t int16Query = 0;     // [L, dimPad] int16 queries in kQueryStep steps (int8Dots), or raw bf16
-    int64_t int16Weights = 0;   // int8PV: int16 [L, T] weights of the tile in steps of kWeightStep
+    // [L, T] 16-bit weights of the tile: int8PV, int16 in steps of kWeightStep; bf16PV, the row runner's bf16
+    // weights of the sub-tile (kBf16Weights)
+    int64_t roundedWeights = 0;
     // cachesKvTiles: a KvTileTag, then a KvTileState byte per tile, then [K, dimPad] keys and [K, dimVPad]
     // values (K: the longest item's keys rounded up to whole tiles)
     int64_t kvTiles = 0, kvTileKeys = 0, kvTileValues = 0;
@@ -150,9 +152,10 @@ enum KvTileState : uint8_t { kKeysConverted = 1, kValuesConverted = 2, kValuesNo
 
 // Per-lane arrays of ScratchLayout::lane: logit = ((dot + kDotBias) * kDotMul + razor * kRazorMul) *
 // kPostMul, the dot taken with the query times kQueryMul; kZeroWeight is 1 where the lane has a weight of 0
-// in the current tile, else 0; kWeightStep is the first of kWeightGroups fields, the steps of the lane's
-// int16 weights (int8PV) in each group of kL1TileKeys keys of the current tile, 0 where it keeps fp32
-// weights.
+// in the current tile, else 0; kBf16Weights is 1 where the lane's weights of the current tile are finite, so
+// that the row runner's bf16 P.V may round them (bf16PV), else 0; kWeightStep is the first of kWeightGroups
+// fields, the steps of the lane's int16 weights (int8PV) in each group of kL1TileKeys keys of the current
+// tile, 0 where it keeps fp32 weights.
 inline constexpr int kWeightGroups = kTileKeys / kL1TileKeys;
 enum LaneField {
     kMax,
@@ -165,6 +168,7 @@ enum LaneField {
     kZeroWeight,
     kQueryMul,
     kQueryStep,
+    kBf16Weights,
     kWeightStep,
     kLaneFields = kWeightStep + kWeightGroups
 };
@@ -241,10 +245,10 @@ struct KernelCall {
     // The column runner may take Q.K by bf16 dot products (AVX512-BF16): the CPU has them, the query is bf16
     // and read directly, the keys bf16 rows of contiguous channels (an even number) without dequantisation.
     bool bf16Dots = false;
-    // The column runner may take P.V by bf16 dot products (AVX512-BF16) in tiles whose values are finite and
-    // at most 2 in magnitude, the weights rounded to bf16 (docs/decisions.md): the CPU has them, the values
-    // are bf16 rows of contiguous channels (a whole number of vectors) without dequantisation, and the
-    // outputs fp16 or bf16.
+    // The column runner, and the row runner for bf16 values read in place, may take P.V by bf16 dot products
+    // (AVX512-BF16) in tiles whose values are finite and at most 2 in magnitude, the weights rounded to bf16
+    // (docs/decisions.md): the CPU has them, the values are bf16 rows of contiguous channels (a whole number
+    // of vectors) without dequantisation, and the outputs fp16 or bf16.
     bool bf16PV = false;
     // The largest |value| whose weights cpu:amx may round to bf16 (Bf16WeightReach in kernel_call.cpp): 0 for
     // fp32 outputs.

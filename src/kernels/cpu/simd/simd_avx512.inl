@@ -405,6 +405,91 @@ struct Simd {
         }
     }
 
+    // One lane's weights w[0, n) (n <= 32) of the row runner's bf16 P.V (Bf16Accumulate) times `shrink`,
+    // rounded to bf16 (ties to even) into out[0, n) in key order, so that the weights of keys 2p and 2p + 1 are
+    // the 32-bit word p, and out[n] = 0 where n is odd (the pair of the last key). Returns what the rounding
+    // changes the weights' sum by, without the shrink: the rounded weights' sum (by the bf16 dot instruction
+    // against ones, so that it holds exactly the weights the product uses) over `shrink`, less w's.
+    __attribute__((target("avx512bf16"))) static float RoundWeightsToBf16(const float* w, int32_t n, float shrink,
+                                                                          uint16_t* out) {
+        const __mmask32 keys = n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+        const V low = _mm512_maskz_loadu_ps(static_cast<__mmask16>(keys), w);
+        const V high = _mm512_maskz_loadu_ps(static_cast<__mmask16>(keys >> 16), w + 16);
+        const __m512bh rounded = _mm512_cvtne2ps_pbh(Mul(high, Set(shrink)), Mul(low, Set(shrink)));
+        const int32_t words = n + (n & 1);
+        _mm512_mask_storeu_epi16(out, words >= 32 ? ~__mmask32{0} : (__mmask32{1} << words) - 1,
+                                 __builtin_bit_cast(__m512i, rounded));
+        const __m512bh ones = __builtin_bit_cast(__m512bh, _mm512_set1_epi16(0x3F80));
+        return ReduceAdd(_mm512_dpbf16_ps(Zero(), rounded, ones)) / shrink - ReduceAdd(Add(low, high));
+    }
+
+    // out_l[c] = sum_t w_l[t] * v_t[c] for NL lanes (bf16 weight rows `ldw` apart, as RoundWeightsToBf16
+    // writes them; out rows `ldo` apart) over keys [0, m) of bf16 value rows (values.Row(t)), channels [0, dim),
+    // dim a multiple of 32, by bf16 dot products (AVX512-BF16; called only where KernelCall::bf16PV says the CPU
+    // has them). Keys go in pairs: the rows of keys t and t + 1 interleaved word by word (the in-lane unpacks)
+    // give each fp32 lane the two products of one channel, exact in fp32; an odd last key pairs with itself
+    // under the zero weight that pads the row. Returns whether every value is finite and at most 2 in magnitude
+    // (its bits without the sign at most 0x4000, 2.0; inf and NaN are above), checked as the rows are read: only
+    // then may the caller use out. False as soon as a pair of rows holds a larger one, so that a sub-tile of
+    // large values costs little more than its check.
+    template <int NL, class Rows>
+    __attribute__((target("avx512bf16"))) static bool Bf16Accumulate(const uint16_t* w, int64_t ldw, int32_t m,
+                                                                      const Rows& values, int dim, float* out,
+                                                                      int64_t ldo) {
+        int c = 0;
+        for (; c + 64 <= dim; c += 64) {
+            if (!Bf16AccumulateBlock<NL, 2>(w, ldw, m, values, c, out + c, ldo)) return false;
+        }
+        return c == dim || Bf16AccumulateBlock<NL, 1>(w, ldw, m, values, c, out + c, ldo);
+    }
+
+    // Bf16Accumulate's channels [c, c + 32 * NG).
+    template <int NL, int NG, class Rows>
+    __attribute__((target("avx512bf16"), always_inline)) static inline bool Bf16AccumulateBlock(
+        const uint16_t* w, int64_t ldw, int32_t m, const Rows& values, int c, float* out, int64_t ldo) {
+        const __m512i magnitude = _mm512_set1_epi16(0x7FFF), two = _mm512_set1_epi16(0x4000);
+        V sum[NL][2 * NG];
+        for (int l = 0; l < NL; ++l) {
+            for (int i = 0; i < 2 * NG; ++i)
+                sum[l][i] = Zero();
+        }
+        for (int32_t t = 0; t < m; t += 2) {
+            const uint16_t* first = values.Row(t) + c;
+            const uint16_t* second = t + 1 < m ? values.Row(t + 1) + c : first;
+            __m512bh v[2 * NG];
+            __m512i largest = _mm512_setzero_si512();
+            for (int g = 0; g < NG; ++g) {
+                // Per 128-bit lane L, words (first[k], second[k]): channels 8L to 8L + 3 of the 32 in the even
+                // vector, 8L + 4 to 8L + 7 in the odd one.
+                const __m512i a = _mm512_loadu_si512(first + 32 * g), b = _mm512_loadu_si512(second + 32 * g);
+                largest = _mm512_max_epu16(largest, _mm512_and_si512(a, magnitude));
+                largest = _mm512_max_epu16(largest, _mm512_and_si512(b, magnitude));
+                v[2 * g] = __builtin_bit_cast(__m512bh, _mm512_unpacklo_epi16(a, b));
+                v[2 * g + 1] = __builtin_bit_cast(__m512bh, _mm512_unpackhi_epi16(a, b));
+                values.Request(t, c + 32 * g);
+                if (t + 1 < m) values.Request(t + 1, c + 32 * g);
+            }
+            if (_mm512_cmpgt_epu16_mask(largest, two) != 0) return false;
+            for (int l = 0; l < NL; ++l) {
+                int32_t pair;
+                __builtin_memcpy(&pair, w + l * ldw + t, sizeof(pair));
+                const __m512bh x = __builtin_bit_cast(__m512bh, _mm512_set1_epi32(pair));
+                for (int i = 0; i < 2 * NG; ++i)
+                    sum[l][i] = _mm512_dpbf16_ps(sum[l][i], x, v[i]);
+            }
+        }
+        const __m512i head = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+        const __m512i tail = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+        for (int l = 0; l < NL; ++l) {
+            for (int g = 0; g < NG; ++g) {
+                const V low = sum[l][2 * g], high = sum[l][2 * g + 1];
+                _mm512_storeu_ps(out + l * ldo + 32 * g, _mm512_permutex2var_ps(low, head, high));
+                _mm512_storeu_ps(out + l * ldo + 32 * g + 16, _mm512_permutex2var_ps(low, tail, high));
+            }
+        }
+        return true;
+    }
+
     // Products by bf16 dot products (AVX512-BF16; called only where KernelCall::bf16Dots or bf16PV says the CPU
     // has them): C[i][vectors] (= or, kLoadC, +=) sum over pairs p of A(i, p) . B[p][vectors], A(i, p) the
     // 32-bit pair at rows[i] + p * pairStride bytes (Q.K: bf16 key rows read in place as channel pairs; P.V:
