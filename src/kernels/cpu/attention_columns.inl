@@ -110,7 +110,6 @@ class ColumnRunner : TaskRunner<kMasked> {
     using Base::query_;
     using Base::razor_;
     using Base::scores_;
-    using Base::shrinkExponent_;
     using Base::task_;
     using Base::values_;
 
@@ -137,6 +136,7 @@ class ColumnRunner : TaskRunner<kMasked> {
         : Base(call, task, scratch, next, false),
           vectors_((itemLanes_ + kW - 1) / kW),
           width_(vectors_ * kW),
+          shrinkExponent_(static_cast<float>(__builtin_ilogbf(call.value.shrink))),
           queryColumns_(scratch + call.layout.queryColumns),
           accColumns_(scratch + call.layout.accColumns),
           laneColumns_(scratch + call.layout.laneColumns),
@@ -746,6 +746,7 @@ class ColumnRunner : TaskRunner<kMasked> {
 
     const int vectors_;  // vectors of an item's lanes
     const int width_;    // P: vectors_ * kW
+    const float shrinkExponent_;  // value.shrink = 2^shrinkExponent_ (the bf16 P.V adds it to the weights' exponent)
     float* const queryColumns_;  // item 0's query columns, then item 1's ...
     float* const accColumns_;
     float* const laneColumns_;

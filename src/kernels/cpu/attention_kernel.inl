@@ -165,14 +165,16 @@ class TaskRunner {
           directKeys_((itemLanes_ <= kDirectLanes || (Simd::kInt16Dots && call.int8Dots)) &&
                       DirectRows(call.key, call.headDim, call.dimPad, false)),
           directValues_(itemLanes_ <= kDirectLanes && DirectRows(call.value, call.headDimV, call.dimVPad, true)),
-          int16Values_(Simd::kInt16Values && call.int8PV && directValues_ && itemLanes_ >= kMinInt16ValueLanes),
-          bf16Values_(Simd::kBf16Dots && call.bf16PV && directValues_ && itemLanes_ >= kMinBf16ValueLanes &&
-                      call.headDimV % 32 == 0 && items_[0].kvEnd - items_[0].kvBegin >= kMinBf16ValueKeys),
-          subKeys_(int16Values_ || bf16Values_ ? kMaxSubKeys : SubTileKeys(call.key, task.itemCount)),
+          int16Weights_(Simd::kInt16Values && call.int8PV && directValues_ && itemLanes_ >= kMinInt16ValueLanes
+                            ? reinterpret_cast<int16_t*>(scratch + call.layout.roundedWeights)
+                            : nullptr),
+          bf16Weights_(Simd::kBf16Dots && call.bf16PV && directValues_ && itemLanes_ >= kMinBf16ValueLanes &&
+                               call.headDimV % 32 == 0 && items_[0].kvEnd - items_[0].kvBegin >= kMinBf16ValueKeys
+                           ? reinterpret_cast<uint16_t*>(scratch + call.layout.roundedWeights)
+                           : nullptr),
+          subKeys_(int16Weights_ != nullptr || bf16Weights_ != nullptr ? kMaxSubKeys
+                                                                       : SubTileKeys(call.key, task.itemCount)),
           int16Rows_(reinterpret_cast<int16_t*>(scratch + call.layout.int16Query)),
-          int16Weights_(int16Values_ ? reinterpret_cast<int16_t*>(scratch + call.layout.roundedWeights) : nullptr),
-          bf16Weights_(bf16Values_ ? reinterpret_cast<uint16_t*>(scratch + call.layout.roundedWeights) : nullptr),
-          shrinkExponent_(static_cast<float>(__builtin_ilogbf(call.value.shrink))),
           tileKeys_(rowTiles && call.tileKeys == kL1TileKeys && itemLanes_ >= kWideTileLanes && directKeys_ &&
                             directValues_ && (int16Weights_ == nullptr || kL1TileKeys % subKeys_ == 0)
                         ? kTileKeys
@@ -1169,20 +1171,17 @@ class TaskRunner {
     float* queryCache_;    // QueryTag
     const float* queryElements_ = nullptr;
     const bool directKeys_, directValues_;  // the tiles' rows read in place (DirectRows)
-    const bool int16Values_;                // P.V of int8 values by int16 dot products (kMinInt16ValueLanes)
-    const bool bf16Values_;                 // P.V of bf16 values by bf16 dot products (kMinBf16ValueLanes)
-    // SubTileKeys; kMaxSubKeys where int16Values_ or bf16Values_, whose products sum each sub-tile's keys
-    // apart and add the sums to acc (and where bf16Values_, check its values and round its weights), so that
-    // the sub-tiles depend on the plan alone, not on how many items a task groups (which depends on the thread
+    int16_t* const int16Weights_;   // int8PV: the lanes' int16 weights of the tile [L, kTileKeys], or null
+    uint16_t* const bf16Weights_;   // bf16PV (kMinBf16ValueLanes): the lanes' bf16 weights of the sub-tile, or null
+    // SubTileKeys; kMaxSubKeys where the P.V is taken by int16 or bf16 dot products, which sum each sub-tile's
+    // keys apart and add the sums to acc (and in bf16 check its values and round its weights), so that the
+    // sub-tiles depend on the plan alone, not on how many items a task groups (which depends on the thread
     // count): results stay bitwise identical for every thread count.
     const int32_t subKeys_;
     int16_t* const int16Rows_;              // the thread's int16 query rows (QuantiseQueries)
     const int16_t* int16Query_ = nullptr;   // int16Rows_ once they hold the lanes' queries, else null
     const uint16_t* bf16Query_ = nullptr;   // int16Rows_ once they hold the lanes' raw bf16 queries, else null
-    int16_t* const int16Weights_;           // int8PV: the lanes' int16 weights of the tile [L, kTileKeys], or null
-    uint16_t* const bf16Weights_;           // bf16Values_: the lanes' bf16 weights of the tile [L, kTileKeys]
-    bool largeValues_[kMaxGroupLanes] = {};  // bf16Values_: a sub-tile of item i held a value beyond 2
-    const float shrinkExponent_;            // value.shrink = 2^shrinkExponent_ (added to bf16 weights' exponent)
+    bool largeValues_[kMaxGroupLanes] = {};  // bf16Weights_: a sub-tile of item i held a value beyond 2
     const int32_t tileKeys_;                // keys of a tile: call_.tileKeys, or kTileKeys (kWideTileLanes)
     core::NextTask* const next_;            // the claim of the thread's next task, or null
     float queryReach_ = -1.0f, ownKeyNorm_ = -1.0f;  // PrepareSkipping; -1: no tile is skipped
