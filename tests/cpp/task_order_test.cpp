@@ -2,7 +2,8 @@
 // (src/kernels/cpu/kernel_call.h, kMaxGroupLanes and KernelCall::order): up to 128 lanes of kv heads per
 // task, and where a sequence's kv heads still take several tasks over the same keys, those tasks handed out
 // side by side, chunk by chunk; elsewhere in the schedule's order. Row blocks over keys beyond L2 are wide
-// (RowBlockWidth). Every task is taken exactly once, and such calls meet the precision standard on every path
+// (RowBlockWidth). Where the threads keep an item's converted tiles, an item's tasks are taken one after
+// another. Every task is taken exactly once, and such calls meet the precision standard on every path
 // with the same bits on 2 and 3 threads.
 #include <gtest/gtest.h>
 
@@ -43,8 +44,10 @@ TestCall Step(int32_t qLen, int32_t context, int32_t kvHeads = 16, int32_t group
     return MakePaCall(param, shape);
 }
 
-// The call's schedule on `threads` threads: its tasks in hand-out order.
-std::vector<kernels::cpu::Task> TasksInOrder(const TestCall& call, int threads) {
+// The call's schedule on `threads` threads: its tasks in hand-out order; *cachesKvTiles where given: whether
+// the threads keep converted K and V tiles (KernelCall::cachesKvTiles).
+std::vector<kernels::cpu::Task> TasksInOrder(const TestCall& call, int threads,
+                                             bool* cachesKvTiles = nullptr) {
     TestCall copy = call;
     const VariantPack pack = copy.Pack();
     using Spec = ops::SpecOf<PaParam>::type;
@@ -56,6 +59,7 @@ std::vector<kernels::cpu::Task> TasksInOrder(const TestCall& call, int threads) 
     std::vector<char> workspace(kernels::cpu::CallWorkspaceBytes(plan, threads, width));
     const kernels::cpu::KernelCall prepared =
         kernels::cpu::PrepareCall(plan, threads, width, workspace.data());
+    if (cachesKvTiles != nullptr) *cachesKvTiles = prepared.cachesKvTiles;
     std::vector<int32_t> order(prepared.order, prepared.order + prepared.taskCount);
     std::vector<int32_t> sorted = order;
     std::sort(sorted.begin(), sorted.end());
@@ -108,6 +112,29 @@ TEST(TaskOrder, SideBySideGroupsMeetTheStandardOnEveryPath) {
         EXPECT_TRUE(report.failure.empty()) << report.failure;
         EXPECT_FALSE(report.ran.empty());
     }
+}
+
+// 32 tokens of GQA 4 over 4 kv heads and 300 keys: two row blocks of kMaxLanes per kv head, whose converted
+// keys and values fit half of L2, so the threads keep an item's converted tiles (KernelCall::cachesKvTiles).
+// A thread holds one item's, so the tasks of an item are taken one after another, not side by side with the
+// other kv heads'.
+TEST(TaskOrder, TheTasksOfAnItemWhoseTilesTheThreadsKeepAreTakenTogether) {
+    bool cachesKvTiles = false;
+    const std::vector<kernels::cpu::Task> tasks = TasksInOrder(Step(32, 300, 4), 2, &cachesKvTiles);
+    ASSERT_TRUE(cachesKvTiles);
+    std::vector<int32_t> finished;
+    for (size_t i = 0; i < tasks.size(); ++i) {
+        EXPECT_EQ(std::count(finished.begin(), finished.end(), tasks[i].item), 0)
+            << "hand-out " << i << " returns to item " << tasks[i].item;
+        if (i + 1 < tasks.size() && tasks[i + 1].item != tasks[i].item) finished.push_back(tasks[i].item);
+    }
+    EXPECT_EQ(finished.size(), 3u) << "four items, each taken whole";
+}
+
+TEST(TaskOrder, ItemsTakenTogetherMeetTheStandardOnEveryPath) {
+    const PathReport report = CheckEveryPath(Step(32, 300, 4), 2, 3);
+    EXPECT_TRUE(report.failure.empty()) << report.failure;
+    EXPECT_FALSE(report.ran.empty());
 }
 
 // Keys of one sequence that, converted to fp32 at head size 128 (1 KiB a key and its value), take twice this

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include <unistd.h>
 
@@ -330,9 +331,16 @@ int32_t GroupEnd(const Task* tasks, int32_t count, int32_t begin) {
 // interleaved, each (row block, chunk) of every group in turn. The groups read their kv heads' parts of the
 // same cache slots; taken side by side, those parts are read at once, not a whole pass over the context
 // apart (4-token steps on the Zen 4 host: cpu:avx2 0.92x the time in geometric mean, cpu:avx512 0.96x;
-// BENCHMARKS.md).
+// BENCHMARKS.md). Not where the threads keep an item's converted tiles (CachesKvTiles): a thread holds one
+// item's, so the row blocks of an item are taken one after another and convert each tile once per thread;
+// interleaved, every task found another item's tiles and converted its own again (fp16 512-token prefills
+// 1.08-1.10x the time on the Zen 4 host).
 void OrderTasks(const AttentionPlan& plan, const Task* tasks, int32_t count, int32_t* order) {
     int32_t next = 0;
+    if (CachesKvTiles(plan)) {
+        std::iota(order, order + count, 0);
+        return;
+    }
     for (int32_t begin = 0; begin < count;) {
         const int32_t size = GroupEnd(tasks, count, begin) - begin;
         int32_t end = begin + size;
