@@ -2,9 +2,9 @@
 // (src/kernels/cpu/kernel_call.h, kMaxGroupLanes and KernelCall::order): up to 128 lanes of kv heads per
 // task, and where a sequence's kv heads still take several tasks over the same keys, those tasks handed out
 // side by side, chunk by chunk; elsewhere in the schedule's order. Row blocks over keys beyond L2 are wide
-// (RowBlockWidth). Where the threads keep an item's converted tiles, an item's tasks are taken one after
-// another. Every task is taken exactly once, and such calls meet the precision standard on every path
-// with the same bits on 2 and 3 threads.
+// (RowBlockWidth). Where the threads keep what they computed for an item (its converted tiles, its tiles' key
+// norms), an item's tasks are taken one after another. Every task is taken exactly once, and such calls meet
+// the precision standard on every path with the same bits on 2 and 3 threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +20,7 @@
 #include "ops/op_spec.h"
 #include "support/every_path.h"
 #include "support/pa_calls.h"
+#include "support/sa_calls.h"
 
 namespace atbx::test {
 namespace {
@@ -46,12 +47,13 @@ TestCall Step(int32_t qLen, int32_t context, int32_t kvHeads = 16, int32_t group
 
 // The call's schedule on `threads` threads: its tasks in hand-out order; *cachesKvTiles where given: whether
 // the threads keep converted K and V tiles (KernelCall::cachesKvTiles).
+template <class Param = PaParam>
 std::vector<kernels::cpu::Task> TasksInOrder(const TestCall& call, int threads,
                                              bool* cachesKvTiles = nullptr) {
     TestCall copy = call;
     const VariantPack pack = copy.Pack();
-    using Spec = ops::SpecOf<PaParam>::type;
-    ops::CallValidation<Spec> validation(std::get<PaParam>(call.param), call.platform);
+    using Spec = typename ops::SpecOf<Param>::type;
+    ops::CallValidation<Spec> validation(std::get<Param>(call.param), call.platform);
     validation.SetPack(pack);
     EXPECT_TRUE(validation.Run(rules::Stage::kParam, rules::Stage::kDeviceValues).empty());
     const plan::AttentionPlan plan = Spec::BuildPlan(validation.subject());
@@ -114,6 +116,18 @@ TEST(TaskOrder, SideBySideGroupsMeetTheStandardOnEveryPath) {
     }
 }
 
+// Each item's tasks, in hand-out order, are taken one after another: once the order leaves an item it never
+// returns to it. `items`: how many items the tasks cover.
+void ExpectEachItemTakenWhole(const std::vector<kernels::cpu::Task>& tasks, size_t items) {
+    std::vector<int32_t> finished;
+    for (size_t i = 0; i < tasks.size(); ++i) {
+        EXPECT_EQ(std::count(finished.begin(), finished.end(), tasks[i].item), 0)
+            << "hand-out " << i << " returns to item " << tasks[i].item;
+        if (i + 1 < tasks.size() && tasks[i + 1].item != tasks[i].item) finished.push_back(tasks[i].item);
+    }
+    EXPECT_EQ(finished.size() + 1, items) << "every item taken whole";
+}
+
 // 32 tokens of GQA 4 over 4 kv heads and 300 keys: two row blocks of kMaxLanes per kv head, whose converted
 // keys and values fit half of L2, so the threads keep an item's converted tiles (KernelCall::cachesKvTiles).
 // A thread holds one item's, so the tasks of an item are taken one after another, not side by side with the
@@ -122,19 +136,38 @@ TEST(TaskOrder, TheTasksOfAnItemWhoseTilesTheThreadsKeepAreTakenTogether) {
     bool cachesKvTiles = false;
     const std::vector<kernels::cpu::Task> tasks = TasksInOrder(Step(32, 300, 4), 2, &cachesKvTiles);
     ASSERT_TRUE(cachesKvTiles);
-    std::vector<int32_t> finished;
-    for (size_t i = 0; i < tasks.size(); ++i) {
-        EXPECT_EQ(std::count(finished.begin(), finished.end(), tasks[i].item), 0)
-            << "hand-out " << i << " returns to item " << tasks[i].item;
-        if (i + 1 < tasks.size() && tasks[i + 1].item != tasks[i].item) finished.push_back(tasks[i].item);
-    }
-    EXPECT_EQ(finished.size(), 3u) << "four items, each taken whole";
+    ExpectEachItemTakenWhole(tasks, 4);
+}
+
+// A causal prefill of one sequence over 2 kv heads (GQA 4, head size 128) whose keys, converted, exceed half
+// of L2, its mask tile as models pass it (-10000: a finite term, KernelCall::finiteCausal): the threads keep
+// each item's tile key norms (KeyNormTag) but not its tiles, and take its tasks one after another too.
+TestCall LongCausalPrefill() {
+    infer::SelfAttentionParam p = PaEncoderParam();
+    p.headNum = 8;
+    p.kvHeadNum = 2;
+    p.maskType = infer::SelfAttentionParam::MASK_TYPE_NORM_COMPRESS;
+    p.isTriuMask = 1;
+    const auto tokens = static_cast<int32_t>(kernels::cpu::Level2CacheBytes() / 1024 + 100);
+    TestCall call = MakeSaCall(p, MakeSaShape(128, {tokens}, ACL_FLOAT16));
+    UseModelMaskTile(call, 0);
+    return call;
+}
+
+TEST(TaskOrder, TheTasksOfAnItemWhoseKeyNormsTheThreadsKeepAreTakenTogether) {
+    bool cachesKvTiles = true;
+    const std::vector<kernels::cpu::Task> tasks =
+        TasksInOrder<infer::SelfAttentionParam>(LongCausalPrefill(), 2, &cachesKvTiles);
+    ASSERT_FALSE(cachesKvTiles);
+    ExpectEachItemTakenWhole(tasks, 2);
 }
 
 TEST(TaskOrder, ItemsTakenTogetherMeetTheStandardOnEveryPath) {
-    const PathReport report = CheckEveryPath(Step(32, 300, 4), 2, 3);
-    EXPECT_TRUE(report.failure.empty()) << report.failure;
-    EXPECT_FALSE(report.ran.empty());
+    for (const TestCall& call : {Step(32, 300, 4), LongCausalPrefill()}) {
+        const PathReport report = CheckEveryPath(call, 2, 3);
+        EXPECT_TRUE(report.failure.empty()) << report.failure;
+        EXPECT_FALSE(report.ran.empty());
+    }
 }
 
 // Keys of one sequence that, converted to fp32 at head size 128 (1 KiB a key and its value), take twice this
