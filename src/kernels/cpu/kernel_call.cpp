@@ -330,21 +330,22 @@ int32_t GroupEnd(const Task* tasks, int32_t count, int32_t begin) {
     return end;
 }
 
-// The order in which the threads take the tasks: the schedule's, but where a sequence's kv heads were cut
-// into several groups (the same rows and keys, so the same row blocks and chunks each), the groups' tasks
-// interleaved, each (row block, chunk) of every group in turn. The groups read their kv heads' parts of the
-// same cache slots; taken side by side, those parts are read at once, not a whole pass over the context
-// apart (4-token steps on the Zen 4 host: cpu:avx2 0.92x the time in geometric mean, cpu:avx512 0.96x;
-// BENCHMARKS.md). Not in prefills whose threads keep what they computed for the item they last ran: its
-// converted K and V tiles (CachesKvTiles) or, where a finite causal term hides keys, its tiles' key norms
-// (KeyNormTag). A thread holds one item's, so the row blocks of an item are taken one after another; side by
-// side, every task found another item's and computed its own again (on the Zen 4 host: fp16 512-token
-// prefills 1.08-1.10x the time, 4k windows over 16k tokens 1.18x in fp16 and 1.37x in bf16, causal 2k and 8k
-// prefills up to 1.1x).
+// Whether the threads take the tasks in the schedule's order, an item's row blocks one after another: in
+// prefills whose threads keep what they computed for the item they last ran, its converted K and V tiles
+// (CachesKvTiles) or, where a finite causal term hides keys, its tiles' key norms (KeyNormTag). A thread
+// holds one item's; taken side by side with the other kv heads' tasks (OrderTasks), every task found another
+// item's and computed its own again (on the Zen 4 host: fp16 512-token prefills 1.08-1.10x the time, 4k
+// windows over 16k tokens 1.18x in fp16 and 1.37x in bf16, causal 2k and 8k prefills up to 1.1x).
 bool KeepsItemOrder(const AttentionPlan& plan) {
     return CachesKvTiles(plan) || (SeveralRowBlocks(plan) && FiniteCausal(plan));
 }
 
+// The order in which the threads take the tasks: the schedule's, but where a sequence's kv heads were cut
+// into several groups (the same rows and keys, so the same row blocks and chunks each), the groups' tasks
+// interleaved, each (row block, chunk) of every group in turn, unless KeepsItemOrder. The groups read their
+// kv heads' parts of the same cache slots; taken side by side, those parts are read at once, not a whole pass
+// over the context apart (4-token steps on the Zen 4 host: cpu:avx2 0.92x the time in geometric mean,
+// cpu:avx512 0.96x; BENCHMARKS.md).
 void OrderTasks(const AttentionPlan& plan, const Task* tasks, int32_t count, int32_t* order) {
     int32_t next = 0;
     if (KeepsItemOrder(plan)) {
