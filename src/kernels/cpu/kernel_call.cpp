@@ -347,11 +347,11 @@ bool KeepsItemOrder(const AttentionPlan& plan) {
 // over the context apart (4-token steps on the Zen 4 host: cpu:avx2 0.92x the time in geometric mean,
 // cpu:avx512 0.96x; BENCHMARKS.md).
 void OrderTasks(const AttentionPlan& plan, const Task* tasks, int32_t count, int32_t* order) {
-    int32_t next = 0;
     if (KeepsItemOrder(plan)) {
         std::iota(order, order + count, 0);
         return;
     }
+    int32_t next = 0;
     for (int32_t begin = 0; begin < count;) {
         const int32_t size = GroupEnd(tasks, count, begin) - begin;
         int32_t end = begin + size;
