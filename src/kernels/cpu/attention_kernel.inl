@@ -497,7 +497,7 @@ class TaskRunner {
 
     // The rows of keys [j0, j0 + n) and those to ask for meanwhile (TileRows): the task's next keys, and in its
     // last tile the first keys of the thread's next task where that task reads the same kv heads
-    // (NextTaskOfSameItems).
+    // (NextTaskOfSameHeads).
     TileRows RowsOf(int32_t j0, int32_t n) const {
         const plan::WorkItem& first = items_[0];
         TileRows rows;
@@ -510,25 +510,33 @@ class TaskRunner {
         RowAddresses(call_.key, first, ahead, rows.next, rows.nextKey);
         RowAddresses(call_.value, first, ahead, rows.next, rows.nextValue);
         if (j0 + n < task_.kvEnd || rows.next == tileKeys_) return rows;
-        if (const Task* next = NextTaskOfSameItems()) {
+        if (const Task* next = NextTaskOfSameHeads()) {
+            const plan::WorkItem& nextFirst = call_.items[next->item];
             const int32_t more = std::min(next->kvEnd - next->kvBegin, tileKeys_ - rows.next);
-            RowAddresses(call_.key, first, next->kvBegin, more, rows.nextKey + rows.next);
-            RowAddresses(call_.value, first, next->kvBegin, more, rows.nextValue + rows.next);
+            RowAddresses(call_.key, nextFirst, next->kvBegin, more, rows.nextKey + rows.next);
+            RowAddresses(call_.value, nextFirst, next->kvBegin, more, rows.nextValue + rows.next);
             rows.next += more;
         }
         return rows;
     }
 
-    // Claims the thread's next task and returns it where it reads keys of the same items (the same kv heads
-    // of the same sequences, so that the rows requested for an item are its own), else null. Requested
-    // through this task's last tile, its first tile arrives as this one ends, where otherwise it waits on
-    // memory: decode 0.92x the time on the quick grid (BENCHMARKS.md).
-    const Task* NextTaskOfSameItems() const {
+    // Claims the thread's next task and returns it where its items read the same kv heads as this task's, one
+    // for one: the same items, or the same heads of another sequence (a batch's decode steps, one task per
+    // sequence); else null. The rows asked for are kv head 0's, which each item offsets by its own head, so
+    // that the rows requested for an item are those of the next task's item in its place. Never a skipped
+    // batch's items, whose block ids validation does not check. Requested through this task's last tile, the
+    // next task's first tile arrives as this one ends, where otherwise it waits on memory: decode 0.92x the
+    // time on the quick grid; batches of 32 1k-token sequences 0.89-0.96x (BENCHMARKS.md).
+    const Task* NextTaskOfSameHeads() const {
         const int64_t index = next_ != nullptr ? next_->Claim() : -1;
         if (index < 0) return nullptr;
         const Task& next = call_.tasks[call_.order[index]];
-        const bool same = next.item == task_.item && next.itemCount == task_.itemCount;
-        return same && next.kvEnd > next.kvBegin ? &next : nullptr;
+        if (next.itemCount != task_.itemCount || next.kvEnd <= next.kvBegin) return nullptr;
+        for (int32_t i = 0; i < task_.itemCount; ++i) {
+            const plan::WorkItem& item = call_.items[next.item + i];
+            if (item.kvHead != items_[i].kvHead || item.zeroOutput) return nullptr;
+        }
+        return &next;
     }
 
     // scores[lane][t] = q_lane . k_t for the tile's keys, subKeys_ keys of one item at a time, read in place
