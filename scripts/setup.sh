@@ -19,7 +19,12 @@
 #   clang-format                          code format check
 #   clang-14, libclang-rt-14-dev,         fuzz targets (scripts/fuzz.sh): libFuzzer and the sanitizer runtimes
 #   libomp-14-dev                         for clang, OpenMP for clang
-# PyPI packages (into .venv, which also sees Debian's numpy, pytest and torch):
+# PyPI packages (into .venv, which also sees Debian's pytest and torch):
+#   numpy                                 .venv's NumPy (1.x, the series Debian's torch and matplotlib are built
+#                                         for): its wheel brings its own OpenBLAS, where Debian's python3-numpy
+#                                         uses the reference BLAS unless the machine has an optimised one (the
+#                                         serving demo's model math 6.6x the time). The NumPy goldens run on
+#                                         Debian's python3 and numpy, outside .venv.
 #   nanobind, scikit-build-core           the Python extension and its build backend
 #   ml_dtypes                             NumPy's bfloat16 dtype
 #   rich                                  the serving demo's progress bar
@@ -37,7 +42,7 @@ if [[ "${1:-}" == "--deps-only" ]]; then deps_only=1; fi
 packages=(build-essential cmake ninja-build libgtest-dev nlohmann-json3-dev libcli11-dev
           python3 python3-numpy python3-pytest python3-dev python3-venv python3-torch pkg-config clang-format
           python3-matplotlib python3-threadpoolctl clang-14 libclang-rt-14-dev libomp-14-dev)
-pypi_packages=(nanobind==3.1.0 scikit-build-core==1.1.2 ml_dtypes==0.5.4 rich==15.0.0)
+pypi_packages=(numpy==1.26.4 nanobind==3.1.0 scikit-build-core==1.1.2 ml_dtypes==0.5.4 rich==15.0.0)
 
 scripts/install_packages.sh setup "${packages[@]}"
 
