@@ -13,7 +13,6 @@
 namespace atbx::cli::bench {
 namespace {
 
-constexpr int kRepeats = 3;
 constexpr int64_t kMinBufferBytes = int64_t{1} << 30;
 
 int64_t DefaultBufferBytes(int64_t lastLevelCache) {
@@ -40,7 +39,7 @@ double MachineCeilings::PeakOfKernel(const std::string& kernelName, const std::s
     return fma;
 }
 
-MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes, perf::Pages pages) {
+MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes, perf::Pages pages, int repeats) {
     MachineCeilings c;
     c.cpu = perf::CpuModelName();
     c.isa = core::DescribeCpuFeatures(core::HostCpu());
@@ -49,16 +48,16 @@ MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes, perf::P
     c.bufferBytes = bufferBytes > 0 ? bufferBytes : DefaultBufferBytes(c.lastLevelCacheBytes);
     c.pages = pages;
     c.transparentHugePages = perf::TransparentHugePages();
-    c.readBytesPerSecond = perf::MeasureReadBandwidth(c.bufferBytes, c.threads, kRepeats, pages);
-    c.copyBytesPerSecond = perf::MeasureCopyBandwidth(c.bufferBytes / 2, c.threads, kRepeats, pages);
+    c.readBytesPerSecond = perf::MeasureReadBandwidth(c.bufferBytes, c.threads, repeats, pages);
+    c.copyBytesPerSecond = perf::MeasureCopyBandwidth(c.bufferBytes / 2, c.threads, repeats, pages);
     for (perf::VectorPath path :
          {perf::VectorPath::kBaseline, perf::VectorPath::kAvx2, perf::VectorPath::kAvx512}) {
-        if (const std::optional<double> peak = perf::MeasureFmaPeak(path, c.threads, kRepeats))
+        if (const std::optional<double> peak = perf::MeasureFmaPeak(path, c.threads, repeats))
             c.fmaFlopsPerSecond[path] = *peak;
     }
-    c.bf16DotFlopsPerSecond = perf::MeasureBf16DotPeak(c.threads, kRepeats);
-    c.int16DotFlopsPerSecond = perf::MeasureInt16DotPeak(c.threads, kRepeats);
-    c.amxBf16FlopsPerSecond = perf::MeasureAmxBf16Peak(c.threads, kRepeats);
+    c.bf16DotFlopsPerSecond = perf::MeasureBf16DotPeak(c.threads, repeats);
+    c.int16DotFlopsPerSecond = perf::MeasureInt16DotPeak(c.threads, repeats);
+    c.amxBf16FlopsPerSecond = perf::MeasureAmxBf16Peak(c.threads, repeats);
     return c;
 }
 

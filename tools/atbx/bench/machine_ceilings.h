@@ -43,8 +43,9 @@ struct MachineCeilings {
 };
 
 // `bufferBytes` 0: four times the last-level cache, at least 1 GiB, at most a quarter of the memory. The
-// bandwidths are measured on buffers on `pages`, those of the rows they are compared with.
-MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes, perf::Pages pages);
+// bandwidths are measured on buffers on `pages`, those of the rows they are compared with. Each ceiling is
+// the best of `repeats` runs.
+MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes, perf::Pages pages, int repeats);
 
 // Each ceiling the higher of two measurements of the same machine (`atbx bench` measures at the start of a
 // run and again after its rows, so that a neighbour's load during one measurement, which has halved a
