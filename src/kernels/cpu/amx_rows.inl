@@ -1,7 +1,8 @@
 // Cache rows into bf16 tile operands for cpu:amx: conversions between fp32 and bf16 (fp16 split into bf16 hi +
 // lo), row staging slot by slot with its requests and statistics (non-finite elements, norms, magnitudes),
 // and the packing of staged rows into the B layouts of S = Q K^T and acc += P V. attention_amx.cpp includes
-// this after its layout, inside its anonymous namespace; no include guard for that reason.
+// this after its layout, inside its anonymous namespace; no include guard for that reason. Compiled with that
+// file's AMX and AVX-512 flags: no standard-library template is instantiated here (attention_amx.cpp says why).
 
 V Bf16ToFloat(__m256i bf16) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bf16), 16));

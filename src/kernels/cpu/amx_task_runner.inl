@@ -1,7 +1,8 @@
 // The row-block runner of cpu:amx (attention_amx.cpp's file comment): a task whose lanes fill tiles of rows,
 // its blocks of keys through S = Q K^T on tiles, the online softmax in AVX-512 and acc += P V on tiles, and
 // the output rows. attention_amx.cpp includes this after amx_rows.inl, inside its anonymous namespace; no
-// include guard for that reason.
+// include guard for that reason. Compiled with that file's AMX and AVX-512 flags: no standard-library template
+// is instantiated here (attention_amx.cpp says why).
 
 // Thirty-two weights (`low` then `high`) rounded to bf16 at `to`; adds the rounded values to `total`, summed
 // in pairs by the bf16 dot instruction against ones.
