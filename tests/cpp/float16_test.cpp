@@ -1,9 +1,12 @@
 // fp16 and bf16 conversions against IEEE facts and against exhaustive round trips.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "core/float16.h"
 
@@ -59,6 +62,85 @@ TEST(Bfloat16, EveryFiniteBf16RoundTrips) {
         const auto b = static_cast<uint16_t>(bits);
         if ((b & 0x7F80) == 0x7F80) continue;
         ASSERT_EQ(DoubleToBf16(Bf16ToFloat(b)), b) << "bits " << bits;
+    }
+}
+
+// fp32 scales for the products below: ties and near-ties of the narrow formats, overflow, underflow and
+// subnormals, and random ones.
+std::vector<float> ProductScales() {
+    std::vector<float> scales = {0.5f,
+                                 3.0f,
+                                 1.0f / 3.0f,
+                                 1.0f + 0x1p-12f,
+                                 1.0f + 0x1p-13f + 0x1p-23f,
+                                 0x1.fffffep-1f,
+                                 0.1f,
+                                 1e-5f,
+                                 0x1p-20f,
+                                 4096.0f,
+                                 1e30f,
+                                 1e-30f,
+                                 -0.75f,
+                                 std::numeric_limits<float>::max(),
+                                 std::numeric_limits<float>::denorm_min()};
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+    std::uniform_int_distribution<int> exponent(-12, 12);
+    for (int i = 0; i < 48; ++i)
+        scales.push_back(std::ldexp(mantissa(rng), exponent(rng)) * (i % 2 == 0 ? 1.0f : -1.0f));
+    return scales;
+}
+
+// Every fp16 value times each scale, rounded to fp32 to odd and then by bits, gives the bits of the exact
+// product rounded directly (DoubleToHalf); rounding the product to nearest in fp32 first rounds some twice.
+TEST(Float16, ProductsRoundedToOddThenByBitsAreRoundedOnce) {
+    int64_t roundedTwice = 0;
+    for (float scale : ProductScales()) {
+        for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+            const double product = double{HalfToFloat(static_cast<uint16_t>(bits))} * scale;
+            const uint16_t direct = DoubleToHalf(product);
+            ASSERT_EQ(FloatToHalf(RoundToOddFloat(product)), direct) << "bits " << bits << " scale " << scale;
+            roundedTwice += FloatToHalf(static_cast<float>(product)) != direct ? 1 : 0;
+        }
+    }
+    EXPECT_GT(roundedTwice, 0) << "no product here tells rounding to odd from rounding to nearest";
+}
+
+TEST(Bfloat16, ProductsRoundedToOddThenByBitsAreRoundedOnce) {
+    int64_t roundedTwice = 0;
+    for (float scale : ProductScales()) {
+        for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+            const double product = double{Bf16ToFloat(static_cast<uint16_t>(bits))} * scale;
+            const uint16_t direct = DoubleToBf16(product);
+            ASSERT_EQ(FloatToBf16(RoundToOddFloat(product)), direct) << "bits " << bits << " scale " << scale;
+            roundedTwice += FloatToBf16(static_cast<float>(product)) != direct ? 1 : 0;
+        }
+    }
+    EXPECT_GT(roundedTwice, 0) << "no product here tells rounding to odd from rounding to nearest";
+}
+
+// Every fp32 value that is an fp16 or bf16 value, and the midpoints between neighbours, narrow as
+// DoubleToHalf and DoubleToBf16 narrow them (the midpoints to even).
+TEST(Float16, FloatToHalfMatchesTheDoubleRounding) {
+    for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+        const float value = HalfToFloat(static_cast<uint16_t>(bits));
+        ASSERT_EQ(FloatToHalf(value), DoubleToHalf(value)) << "bits " << bits;
+        const float next = HalfToFloat(static_cast<uint16_t>(bits + 1));
+        if (std::isfinite(value) && std::isfinite(next) && (bits & 0x7FFF) != 0x7BFF && bits != 0x7FFF) {
+            const float mid = value + (next - value) / 2;
+            ASSERT_EQ(FloatToHalf(mid), DoubleToHalf(mid)) << "midpoint above bits " << bits;
+        }
+    }
+    EXPECT_EQ(FloatToHalf(65519.996f), 0x7BFF);
+    EXPECT_EQ(FloatToHalf(65520.0f), 0x7C00);
+}
+
+TEST(Bfloat16, FloatToBf16MatchesTheDoubleRounding) {
+    for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+        const float value = Bf16ToFloat(static_cast<uint16_t>(bits));
+        ASSERT_EQ(FloatToBf16(value), DoubleToBf16(value)) << "bits " << bits;
+        const float mid = std::bit_cast<float>((bits << 16) | 0x8000u);
+        ASSERT_EQ(FloatToBf16(mid), DoubleToBf16(mid)) << "midpoint above bits " << bits;
     }
 }
 

@@ -222,8 +222,7 @@ class AmxColumnRunner {
                 V x;
                 if (!options_.queriesAsStored) {
                     alignas(64) float elements[16] = {};
-                    for (int64_t i = c; i < Min(c + 16, call_.headDim); ++i)
-                        elements[i - c] = QueryElement(call_, base + i);
+                    QueryElements(call_, base + c, Max(0, Min(call_.headDim - c, 16)), elements);
                     x = _mm512_load_ps(elements);
                 } else {
                     const __m256i raw =

@@ -364,12 +364,12 @@ class AmxTaskRunner {
             __builtin_prefetch(q + at);
     }
 
-    // One lane's query as fp32 [d32], zero past headDim, through QueryElement (which applies and rounds
+    // One lane's query as fp32 [d32], zero past headDim, through QueryElements (which applies and rounds
     // qScale).
     void LoadQuery(int lane, float* row) const {
-        const int64_t base = QueryBase(lane);
-        for (int64_t c = 0; c < l_.d32; ++c)
-            row[c] = c < call_.headDim ? QueryElement(call_, base + c) : 0.0f;
+        QueryElements(call_, QueryBase(lane), call_.headDim, row);
+        for (int64_t c = call_.headDim; c < l_.d32; ++c)
+            row[c] = 0.0f;
     }
 
     // logit = (dot * dotMul + razor * razorMul) * postMul, the row scale s in dotMul and razorMul when

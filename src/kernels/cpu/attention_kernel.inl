@@ -448,12 +448,8 @@ class TaskRunner {
         queryElements_ = cached;
         if (held == tag) return;
         __builtin_memcpy(queryCache_, &tag, sizeof(tag));
-        for (int lane = 0; lane < lanes_; ++lane) {
-            const int64_t base = QueryOffset(lane);
-            float* elements = cached + int64_t{lane} * call_.dimPad;
-            for (int c = 0; c < call_.headDim; ++c)
-                elements[c] = QueryElement(call_, base + c);
-        }
+        for (int lane = 0; lane < lanes_; ++lane)
+            QueryElements(call_, QueryOffset(lane), call_.headDim, cached + int64_t{lane} * call_.dimPad);
     }
 
     // Keys [j0, j0 + n): the dots of every lane, each lane's softmax step, then the weighted values. K and V

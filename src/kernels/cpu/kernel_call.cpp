@@ -10,6 +10,7 @@
 #include "core/cpu_features.h"
 #include "core/float16.h"
 #include "core/parallel.h"
+#include "kernels/cpu/query_prescale.h"
 #include "plan/element.h"
 
 namespace atbx::kernels::cpu {
@@ -525,10 +526,18 @@ double RowScale(const KernelCall& call, const WorkItem& item, int64_t row) {
     return call.plan->scale.RowScale(item, row);
 }
 
-float QueryElement(const KernelCall& call, int64_t offset) {
-    const double q = plan::LoadElement(call.query, call.queryType, offset);
+void QueryElements(const KernelCall& call, int64_t offset, int64_t n, float* out) {
     const std::optional<double>& pre = call.plan->qPreScale;
-    return static_cast<float>(pre ? plan::RoundToDtype(q * *pre, call.queryType) : q);
+    const auto scale = pre ? static_cast<float>(*pre) : 1.0f;
+    if (pre && static_cast<double>(scale) == *pre && Floating(call.queryType)) {
+        const int64_t bytes = offset * (call.queryType == ACL_FLOAT ? 4 : 2);
+        return HostPrescaleQueries()(static_cast<const char*>(call.query) + bytes, call.queryType, n, scale,
+                                     out);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        const double q = plan::LoadElement(call.query, call.queryType, offset + i);
+        out[i] = static_cast<float>(pre ? plan::RoundToDtype(q * *pre, call.queryType) : q);
+    }
 }
 
 void StoreOutput(const KernelCall& call, int64_t offset, float value) {

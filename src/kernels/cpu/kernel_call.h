@@ -124,7 +124,7 @@ inline constexpr KeyNormTag kNoKeyNorms{-1, -1, -1, -1, -1};  // an empty cache
 inline constexpr int64_t kKeyNormTagFloats = sizeof(KeyNormTag) / sizeof(float);
 inline constexpr float kUnknownNorm = -1.0f;
 
-// The thread's cache of the query elements of one task's lanes as QueryElement gives them (qScale applied
+// The thread's cache of the query elements of one task's lanes as QueryElements gives them (qScale applied
 // and rounded, or an int8 QKV query), for calls whose kernels do not convert the query themselves: the tasks
 // of one row block (its key chunks) that run on one thread take them once, not once per chunk (the
 // out-of-line element at a time took PagedAttention decode with a qScale to 1.8x the time of the call
@@ -308,8 +308,9 @@ KernelCall PrepareCall(const plan::AttentionPlan& plan, int threads, RowBlockWid
 
 // Out-of-line helpers the kernels call per task or per tile.
 double RowScale(const KernelCall& call, const plan::WorkItem& item, int64_t row);
-float QueryElement(const KernelCall& call,
-                   int64_t offset);  // qScale applied and rounded when the call has it
+// out[0, n) = the query elements from `offset` on, qScale applied and rounded to the query dtype where the
+// call has it (plan::AttentionPlan::qPreScale), for queries the kernels do not convert themselves.
+void QueryElements(const KernelCall& call, int64_t offset, int64_t n, float* out);
 void StoreOutput(const KernelCall& call, int64_t offset, float value);
 float RoundToHalf(float value);  // fp16 rounding of int8 P quantisation
 void AddMaskTerms(const KernelCall& call, const plan::WorkItem& item, int64_t head, int64_t row, int64_t j0,
