@@ -1,5 +1,7 @@
 #include "plan/mask_segment.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,9 +13,13 @@ namespace {
 
 constexpr float kHiddenTerm = -std::numeric_limits<float>::infinity();
 
+// score + term, or -inf where the term is -inf (whatever the score, NaN included), selected by bits rather
+// than by a branch, so that the loops over a segment's keys vectorise.
 void Add(float* score, double term) {
     const auto value = static_cast<float>(term);
-    *score = value == kHiddenTerm ? kHiddenTerm : *score + value;
+    const uint32_t hidden = value == kHiddenTerm ? ~0u : 0u;
+    const auto sum = std::bit_cast<uint32_t>(*score + value);
+    *score = std::bit_cast<float>((sum & ~hidden) | (std::bit_cast<uint32_t>(kHiddenTerm) & hidden));
 }
 
 template <class T>
@@ -68,16 +74,63 @@ void AddTerms(const CausalMask& m, const WorkItem& item, int64_t, int64_t i, int
     }
 }
 
+// AlibiMask::Term over a segment, the slope and the form read once: the same double products rounded once
+// to fp32, so the same bits as Term key by key, in loops the compiler vectorises (key by key through Term,
+// ALiBi prefills took 1.7x the time of causal ones). Keys past the row's position are hidden.
 void AddTerms(const AlibiMask& m, const WorkItem& item, int64_t h, int64_t i, int64_t j0, int32_t n,
               float* scores) {
-    for (int32_t t = 0; t < n; ++t)
-        Add(&scores[t], m.Term(item, h, i, j0 + t));
+    const int64_t position = item.prefix + i;
+    const auto visible = static_cast<int32_t>(std::clamp<int64_t>(position - j0 + 1, 0, n));
+    const double slope = LoadElement(m.slopes, m.slopeType, h);
+    const auto last = static_cast<int32_t>(position - j0);  // the distance of key j0 (visible keys only)
+    const auto first = static_cast<int32_t>(j0);
+    switch (m.form) {
+        case AlibiMask::Form::kDistance:
+            for (int32_t t = 0; t < visible; ++t)
+                Add(&scores[t], slope * static_cast<double>(last - t));
+            break;
+        case AlibiMask::Form::kSqrtDistance:
+            for (int32_t t = 0; t < visible; ++t)
+                Add(&scores[t], slope * std::sqrt(static_cast<double>(last - t)));
+            break;
+        case AlibiMask::Form::kColumn:
+            for (int32_t t = 0; t < visible; ++t)
+                Add(&scores[t], slope * static_cast<double>(first + t));
+            break;
+    }
+    for (int32_t t = visible; t < n; ++t)
+        scores[t] = kHiddenTerm;
 }
 
+// AlibiTileMask::Term over a segment, a 128-key tile at a time: the tile's row of the plane read once, its
+// elements in one typed loop (key by key through Term, such prefills took 2.1x the time of causal ones).
 void AddTerms(const AlibiTileMask& m, const WorkItem& item, int64_t h, int64_t i, int64_t j0, int32_t n,
               float* scores) {
-    for (int32_t t = 0; t < n; ++t)
-        Add(&scores[t], m.Term(item, h, i, j0 + t));
+    const int64_t position = item.prefix + i;
+    TensorMask plane;
+    plane.data = m.data;
+    plane.dtype = m.dtype;
+    for (int32_t t = 0; t < n;) {
+        const int64_t j = j0 + t, tileStart = j / AlibiTileMask::kTileKeys * AlibiTileMask::kTileKeys;
+        const auto count =
+            static_cast<int32_t>(std::min<int64_t>(n - t, tileStart + AlibiTileMask::kTileKeys - j));
+        if (tileStart > position) {
+            std::fill_n(scores + t, count, kHiddenTerm);
+        } else {
+            const int64_t row = h * m.headStride + (position - tileStart) * m.rowStride;
+            const int tile = m.columnTile;
+            const int64_t stride = m.columnTileStride;
+            if (tile == 0) {
+                AddTensorTerms(
+                    plane, j - tileStart, count, [row](int64_t c) { return row + c; }, scores + t);
+            } else {
+                AddTensorTerms(
+                    plane, j - tileStart, count,
+                    [=](int64_t c) { return ChannelOffset(row, c, tile, stride); }, scores + t);
+            }
+        }
+        t += count;
+    }
 }
 
 // Rows sit at absolute positions [prefix + rowBegin, prefix + rowEnd); a key is visible to a row at p when
