@@ -128,6 +128,44 @@ TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalIsNeverSkipped) {
     EXPECT_EQ(OutputClasses(call), expected);
 }
 
+// Clamp (before the mask) bounds how far two logits differ: clampMax - clampMin. Queries and keys times 150
+// (scores over some ±10000, so the norm bound keeps every hidden key, as above) under clamp [-4, 4]: the
+// hidden keys' logits are at most 4 - 10000, so the clamp alone proves them weightless; under clamp
+// [-20000, 20000] neither bound does. Both meet the standard, fp16 and bf16 (flags: -3e38).
+TEST_P(PrefillPathTest, ClampedScoresBoundTheHiddenKeysAsFarAsTheClampAllows) {
+    for (const aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        for (const float limit : {4.0f, 20000.0f}) {
+            SCOPED_TRACE(std::string(dtype == ACL_BF16 ? "bf16" : "fp16") + " clamp " +
+                         std::to_string(limit));
+            TestCall call = ModelPrefill(false, dtype);
+            auto& param = call.Param<Param>();
+            param.clampType = Param::CLAMP_TYPE_MIN_MAX;
+            param.clampMin = -limit;
+            param.clampMax = limit;
+            ScaleElements(call.In("query"), 150.0);
+            ScaleElements(call.In("key"), 150.0);
+            ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+        }
+    }
+}
+
+// Under clamp a NaN key above the diagonal is still a NaN logit (clamp keeps NaN), which the finite term
+// keeps: no path may skip it, whatever the clamp's span.
+TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalIsNeverSkippedUnderClamp) {
+    TestCall call = ModelPrefill(false, ACL_FLOAT16);
+    auto& param = call.Param<Param>();
+    param.clampType = Param::CLAMP_TYPE_MIN_MAX;
+    param.clampMin = -2.0f;
+    param.clampMax = 2.0f;
+    SetElement(call.In("key"), (200 * 2 + 1) * 128 + 7, NAN);
+    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+    const std::string expected = OutputClasses(call);
+    ASSERT_NE(expected.find('n'), std::string::npos);
+    const RunResult run = Execute(call, Backend::kCpu, 2, Path());
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    EXPECT_EQ(OutputClasses(call), expected);
+}
+
 // Each Execute bounds the keys it reads: the tile norms one call takes above the diagonal (kept per thread
 // across the row blocks of an item) do not carry over to the next call on the same operation and workspace,
 // whose keys past token 200 are 30000 times larger, so that the finite term no longer hides them from rows

@@ -437,10 +437,9 @@ class AmxTaskRunner {
     }
 
     // A causal or sliding-window mask whose hidden keys take a finite value (ATB's -10000 in fp16 compressed
-    // tiles, -3e38 for bf16 flags), without razor offsets or clamp.
+    // tiles, -3e38 for bf16 flags), without razor offsets.
     bool FiniteCausalTerms() const {
-        return options_.causal && options_.maskedValue != kNegInf && call_.razorOffset == nullptr &&
-               !call_.clamp;
+        return options_.causal && options_.maskedValue != kNegInf && call_.razorOffset == nullptr;
     }
 
     // The largest norm of the keys at the task's rows' own positions (each row's last visible key), or -1
@@ -467,7 +466,8 @@ class AmxTaskRunner {
     // |row scale|, 2^-10 of slack for the fp32 dots); when the difference is below -104, e^difference is 0 in
     // fp32 whatever the order of the online softmax, and the keys (finite) would only have added zeros; their
     // values take no part, as keys of weight 0 never do. The result is then the same as when they are
-    // computed. Only the keys' norms are needed: a block skipped everywhere is never packed.
+    // computed. Under clamp the difference is also at most clampMax - clampMin (KernelCall::logitSpan; the
+    // lesser bound is taken). Only the keys' norms are needed: a block skipped everywhere is never packed.
     bool WeighsNothing(int32_t j0, int32_t n) {
         if (diagonalNorm_ < 0.0f) return false;
         const int64_t firstPos = item_.prefix + task_.rowBegin, lastPos = item_.prefix + task_.rowEnd - 1;
@@ -489,7 +489,9 @@ class AmxTaskRunner {
         if (diagonalNorm_ < 0.0f || chunk_->keysNonFinite[block]) return false;
         const float reach =
             scaleMax_ * queryNorm_ * (chunk_->keyNorm[block] + diagonalNorm_) * (1.0f + 0x1p-10f);
-        return reach < 3e38f && reach + options_.maskedValue < -104.0f;
+        if (!(reach < 3e38f)) return false;  // a key or query not finite
+        const float span = reach < call_.logitSpan ? reach : call_.logitSpan;
+        return span + options_.maskedValue < -104.0f;
     }
 
     // Keys [j0, j0 + n) of block `block` less those past every row's position under a causal mask where they

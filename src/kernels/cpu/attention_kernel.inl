@@ -334,8 +334,11 @@ class TaskRunner {
     // True when keys [j0, j0 + n) are hidden from every row of the task by the finite causal term and provably
     // weigh exactly 0: each row sees its own key, whose logit is at least -queryReach_ |k_own|, while these
     // keys' logits are at most queryReach_ |k| + term (Cauchy-Schwarz; 2^-10 of slack for the fp32 norms).
+    // Clamp (applied before the mask) is monotone and moves no two scores further apart, so the same bound
+    // holds under it, and so does clampMax - clampMin (KernelCall::logitSpan), the lesser of the two taken.
     // When the difference is below -104, e^difference is 0 in fp32 whatever the order of the online softmax
-    // and merges, so computing the keys would only add zeros (as cpu:amx, docs/decisions.md).
+    // and merges, so computing the keys would only add zeros (as cpu:amx, docs/decisions.md). The norms must
+    // be finite either way: a key or query that is not could make a hidden logit NaN, which the mask keeps.
     bool WeighsNothing(int32_t j0, int32_t n) {
         if (ownKeyNorm_ < 0.0f) return false;
         const plan::WorkItem& item = items_[0];
@@ -345,7 +348,9 @@ class TaskRunner {
         const bool behind = window > 0 && j0 + n - 1 <= firstPos - window;
         if (!above && !behind) return false;
         const float reach = queryReach_ * (TileKeyNorm(j0, n) + ownKeyNorm_) * (1.0f + 0x1p-10f);
-        return reach < 3e38f && reach + static_cast<float>(call_.causal.maskedValue) < -104.0f;
+        if (!(reach < 3e38f)) return false;  // a key or query not finite
+        const float span = reach < call_.logitSpan ? reach : call_.logitSpan;
+        return span + static_cast<float>(call_.causal.maskedValue) < -104.0f;
     }
 
     // logit = (dot * dotMul + razor * razorMul) * postMul. The row scale s multiplies the query first when

@@ -295,7 +295,7 @@ bool FiniteCausal(const AttentionPlan& plan) {
     const auto* causal = std::get_if<plan::CausalMask>(&plan.mask);
     const bool floatKeys = Floating(plan.key.dtype) && !plan.key.dequantised();
     return causal != nullptr && std::isfinite(causal->maskedValue) && plan.scale.razorOffset == nullptr &&
-           !plan.scale.clamp && !plan.quant.enabled() && floatKeys;
+           !plan.quant.enabled() && floatKeys;
 }
 
 void BuildSchedule(const AttentionPlan& plan, int threads, RowBlockWidth width, Task* tasks,
@@ -470,6 +470,7 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, RowBlockWidth wid
     call.clamp = plan.scale.clamp;
     call.clampMin = static_cast<float>(plan.scale.clampMin);
     call.clampMax = static_cast<float>(plan.scale.clampMax);
+    if (call.clamp) call.logitSpan = std::max(0.0f, call.clampMax - call.clampMin);
     call.razorOffset = plan.scale.razorOffset;
     call.finiteCausal = FiniteCausal(plan);
     call.razorBlockStride = plan.scale.razorBlockStride;
