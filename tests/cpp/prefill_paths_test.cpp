@@ -71,6 +71,21 @@ TestCall LongPrefixPrefill(aclDataType dtype) {
     return MakeSaCall(p, s);
 }
 
+// A causal prefill (lengths 300, 129 and 1, head size 128) with the full NORM mask models often pass in place
+// of the compressed tile: [rows, cols], 0 on and below the diagonal, -10000 (fp16) or the flag 1 (bf16) above
+// it, which the planner decodes to the causal mask it holds (plan/mask_causal_form.h).
+TestCall FullMaskPrefill(aclDataType dtype) {
+    TestCall call = MakeSaCall(Encoder(Param::MASK_TYPE_NORM), MakeSaShape(128, {300, 129, 1}, dtype));
+    io::HostTensor& mask = call.In("attentionMask");
+    const int64_t rows = mask.desc.shape.dims[0], cols = mask.desc.shape.dims[1];
+    const double masked = dtype == ACL_BF16 ? 1.0 : -10000.0;
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c)
+            plan::StoreElement(mask.bytes.data(), mask.desc.dtype, r * cols + c, c > r ? masked : 0.0);
+    }
+    return call;
+}
+
 class PrefillPathTest : public CpuPathFixture {
   protected:
     void ExpectMeetsTheStandard(TestCall& call, const std::vector<double>& reference, int64_t headSize) {
@@ -157,6 +172,28 @@ TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalIsNeverSkippedUnderClamp) {
     param.clampType = Param::CLAMP_TYPE_MIN_MAX;
     param.clampMin = -2.0f;
     param.clampMax = 2.0f;
+    SetElement(call.In("key"), (200 * 2 + 1) * 128 + 7, NAN);
+    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+    const std::string expected = OutputClasses(call);
+    ASSERT_NE(expected.find('n'), std::string::npos);
+    const RunResult run = Execute(call, Backend::kCpu, 2, Path());
+    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+    EXPECT_EQ(OutputClasses(call), expected);
+}
+
+TEST_P(PrefillPathTest, FullCausalMasksMeetThePrecisionStandard) {
+    for (const aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        SCOPED_TRACE(dtype == ACL_BF16 ? "bf16" : "fp16");
+        TestCall call = FullMaskPrefill(dtype);
+        ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+        ScaleElements(call.In("query"), 150.0);  // -10000 no longer hides: the bound keeps every key
+        ScaleElements(call.In("key"), 150.0);
+        ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+    }
+}
+
+TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalOfAFullMaskIsNeverSkipped) {
+    TestCall call = FullMaskPrefill(ACL_FLOAT16);
     SetElement(call.In("key"), (200 * 2 + 1) * 128 + 7, NAN);
     ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
     const std::string expected = OutputClasses(call);

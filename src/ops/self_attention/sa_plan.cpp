@@ -1,6 +1,7 @@
 #include "ops/self_attention/sa_plan.h"
 
 #include "ops/self_attention/sa_plan_internal.h"
+#include "plan/mask_causal_form.h"
 
 namespace atbx::ops::sa {
 namespace {
@@ -113,6 +114,7 @@ AttentionPlan BuildPlan(const SaSubject& s) {
     plan.quant = QuantPolicyFor(s);
     plan.preWrites = planning::CacheWrites(s, g, spans);
     plan.items = MakeItems(g, plan, spans);
+    plan.mask = plan::CausalFormOf(plan.mask, plan.items);
     return plan;
 }
 
