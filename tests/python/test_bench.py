@@ -91,7 +91,9 @@ def prefill_work(row):
     elif dense:
         cached, lens, limit = 0, [int(dense.group(1))], None
     else:
-        cached, lens, limit = 0, [int(x) for x in re.search(r"causal s([\d+]+)", shape).group(1).split("+")], None
+        # causal: the compressed tile, or the full mask ("fullmask"), the same visible keys
+        lengths = re.search(r"(?:causal|fullmask) s([\d+]+)", shape).group(1)
+        cached, lens, limit = 0, [int(x) for x in lengths.split("+")], None
     pairs = 0
     for length in lens:
         for i in range(length):

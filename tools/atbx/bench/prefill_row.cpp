@@ -56,6 +56,10 @@ Param MakeParam(const PrefillShape& s) {
             p.calcType = Param::PA_ENCODER;
             p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
             break;
+        case PrefillKind::kFullMask:
+            p.calcType = Param::PA_ENCODER;
+            p.maskType = Param::MASK_TYPE_NORM;
+            break;
     }
     return p;
 }
@@ -73,6 +77,15 @@ void FillTriuMask(aclDataType dtype, uint8_t* data) {
     for (int64_t r = 0; r < kTriuTile; ++r) {
         for (int64_t c = r + 1; c < kTriuTile; ++c)
             elements[r * kTriuTile + c] = MaskedBits(dtype);
+    }
+}
+
+// The full causal mask [1, S, S] of a sequence of S tokens: key c is hidden from row r when c > r.
+void FillFullMask(aclDataType dtype, int64_t tokens, uint8_t* data) {
+    auto* elements = reinterpret_cast<uint16_t*>(data);
+    for (int64_t r = 0; r < tokens; ++r) {
+        for (int64_t c = r + 1; c < tokens; ++c)
+            elements[r * tokens + c] = MaskedBits(dtype);
     }
 }
 
@@ -97,6 +110,8 @@ void AddPackedInputs(const PrefillShape& s, BenchCall& call, std::mt19937_64& rn
     if (!s.mla) call.AddRandomInput(Desc(s.dtype, {n, s.kvHeads, s.headSizeV}), -1.0, 1.0, rng());
     if (s.kind == PrefillKind::kSlidingWindow) {
         FillWindowMask(s, call.AddInput(Desc(s.dtype, {kWindowTile, kWindowTile})));
+    } else if (s.kind == PrefillKind::kFullMask) {
+        FillFullMask(s.dtype, n, call.AddInput(Desc(s.dtype, {1, n, n})));
     } else if (s.kind != PrefillKind::kDense) {
         FillTriuMask(s.dtype, call.AddInput(Desc(s.dtype, {kTriuTile, kTriuTile})));
     }
@@ -164,6 +179,8 @@ std::string ShapeName(const PrefillShape& s) {
             return core::StrCat(s.family, " swa", s.window, " s", Lengths(s));
         case PrefillKind::kDense:
             return core::StrCat(s.family, " dense s", Lengths(s));
+        case PrefillKind::kFullMask:
+            return core::StrCat(s.family, " fullmask s", Lengths(s));
         case PrefillKind::kCausal:
             break;
     }

@@ -1,5 +1,6 @@
-// SelfAttention prefill rows: causal PA_ENCODER prefills (one sequence or a batch of mixed lengths), a
-// PREFIX_ENCODER prefill over a paged prefix, and a sliding-window prefill.
+// SelfAttention prefill rows: causal PA_ENCODER prefills (one sequence or a batch of mixed lengths; the
+// causal tile, or the full causal mask), a PREFIX_ENCODER prefill over a paged prefix, and a sliding-window
+// prefill.
 #ifndef ATBX_TOOLS_ATBX_BENCH_PREFILL_ROW_H
 #define ATBX_TOOLS_ATBX_BENCH_PREFILL_ROW_H
 
@@ -17,6 +18,7 @@ enum class PrefillKind {
     kPrefix,         // PREFIX_ENCODER over `prefix` cached tokens, CAUSAL_MASK (bottom-right causal)
     kSlidingWindow,  // PA_ENCODER, SLIDING_WINDOW_COMPRESS mask of `window` tokens
     kDense,          // PA_ENCODER without a mask: every key of the sequence (what causal rows compare with)
+    kFullMask,       // PA_ENCODER, the full [1, S, S] NORM mask many models pass in place of the causal tile
 };
 
 struct PrefillShape {
