@@ -12,42 +12,69 @@ namespace {
 using RowSpan = std::tuple<int32_t, int64_t, int64_t, int32_t, int32_t, int32_t>;  // batch, row0, prefix,
                                                                                    // rows, kvBegin, kvEnd
 
-// The hidden elements' common bits found so far (`found` once one is seen).
+// What the rows read so far say: the hidden elements' common bits (once one is seen), the window (0 until a
+// row hides keys below its own), and the most keys a row saw with nothing hidden below them (the window must
+// be at least that).
 template <class Bits>
-struct HiddenBits {
-    Bits bits = 0;
+struct Pattern {
+    Bits hidden = 0;
     bool found = false;
+    int64_t window = 0;
+    int64_t widest = 0;
 };
 
-// Whether row `row` of the mask (elements `data` + row start) is causal for position p over keys [begin,
-// end): zero bits (sign aside) up to p, the hidden bits after it.
+// Whether row `row` of the mask is causal for position p over keys [begin, end), with or without a window:
+// hidden bits from `begin` up to the window's first key, zero bits (sign aside) from there to p, hidden bits
+// after p; the row's window (p - first visible key + 1) must match the other rows'.
 template <class Bits>
-bool CausalRow(const Bits* row, int64_t p, int64_t begin, int64_t end, HiddenBits<Bits>& hidden) {
+bool CausalRow(const Bits* row, int64_t p, int64_t begin, int64_t end, Pattern<Bits>& pattern) {
     constexpr Bits kMagnitude = static_cast<Bits>(~(Bits{1} << (8 * sizeof(Bits) - 1)));
-    const int64_t split = std::clamp(p + 1, begin, end);
+    const auto hides = [&](Bits bits) {
+        if (!pattern.found) {
+            pattern.hidden = bits;
+            pattern.found = true;
+        }
+        return bits == pattern.hidden;
+    };
+    const int64_t split = std::clamp(p + 1, begin, end);  // keys [split, end) lie above the diagonal
+    int64_t first = begin;                                // the first visible key
+    if (first < split && (row[first] & kMagnitude) != 0) {
+        if (!hides(row[first])) return false;
+        while (first < split && row[first] == pattern.hidden)
+            ++first;
+        if (first == split) return false;  // a row that sees none of its keys is no causal row
+        const int64_t window = p - first + 1;
+        if (pattern.window != 0 && pattern.window != window) return false;
+        pattern.window = window;
+    } else {
+        pattern.widest = std::max(pattern.widest, p - begin + 1);
+    }
     Bits visible = 0;
-    for (int64_t j = begin; j < split; ++j)
+    for (int64_t j = first; j < split; ++j)
         visible |= row[j];
     if ((visible & kMagnitude) != 0) return false;
     if (split == end) return true;
-    if (!hidden.found) hidden = {row[split], true};
+    if (!hides(row[split])) return false;
     Bits differs = 0;
     for (int64_t j = split; j < end; ++j)
-        differs |= static_cast<Bits>(row[j] ^ hidden.bits);
+        differs |= static_cast<Bits>(row[j] ^ pattern.hidden);
     return differs == 0;
 }
 
+// The window of the causal mask the rows hold (0: none), or -1 where they hold none.
 template <class Bits>
-bool CausalRows(const TensorMask& m, const std::set<RowSpan>& spans, HiddenBits<Bits>& hidden) {
+int64_t CausalWindow(const TensorMask& m, const std::set<RowSpan>& spans, Pattern<Bits>& pattern) {
     const auto* data = static_cast<const Bits*>(m.data);
     for (const auto& [batch, row0, prefix, rows, begin, end] : spans) {
         for (int64_t i = 0; i < rows; ++i) {
             if (!CausalRow(data + batch * m.batchStride + (row0 + i) * m.rowStride, prefix + i, begin, end,
-                           hidden))
-                return false;
+                           pattern)) {
+                return -1;
+            }
         }
     }
-    return true;
+    if (!pattern.found || (pattern.window != 0 && pattern.widest > pattern.window)) return -1;
+    return pattern.window;
 }
 
 }  // namespace
@@ -61,19 +88,20 @@ MaskPolicy CausalFormOf(const MaskPolicy& mask, const std::vector<WorkItem>& ite
             spans.insert({item.maskBatch, item.maskRow0, item.prefix, item.qLen, item.kvBegin, item.kvEnd});
     }
     double hiddenValue = 0.0;
-    bool causal = false;
+    int64_t window = -1;
     if (tensor->dtype == ACL_FLOAT16 || tensor->dtype == ACL_BF16) {
-        HiddenBits<uint16_t> hidden;
-        causal = CausalRows(*tensor, spans, hidden) && hidden.found;
-        if (causal) hiddenValue = LoadElement(&hidden.bits, tensor->dtype, 0);
+        Pattern<uint16_t> pattern;
+        window = CausalWindow(*tensor, spans, pattern);
+        hiddenValue = LoadElement(&pattern.hidden, tensor->dtype, 0);
     } else if (tensor->dtype == ACL_FLOAT) {
-        HiddenBits<uint32_t> hidden;
-        causal = CausalRows(*tensor, spans, hidden) && hidden.found;
-        if (causal) hiddenValue = LoadElement(&hidden.bits, tensor->dtype, 0);
+        Pattern<uint32_t> pattern;
+        window = CausalWindow(*tensor, spans, pattern);
+        hiddenValue = LoadElement(&pattern.hidden, tensor->dtype, 0);
     }
-    if (!causal || std::isnan(hiddenValue)) return mask;
+    if (window < 0 || std::isnan(hiddenValue)) return mask;
     CausalMask decoded;
     decoded.maskedValue = tensor->flags ? hiddenValue * TensorMask::kFlagScale : hiddenValue;
+    decoded.window = window;
     return decoded;
 }
 

@@ -1,8 +1,8 @@
 // A tensor mask that holds a causal mask is decoded to the CausalMask it holds (plan/mask_causal_form.h) only
 // where every element the items read says so: [S, S] and [B, S, S] masks in fp16, bf16 (flags) and fp32, rows
-// offset by a prefix; any visible element that is not a zero, any hidden one that differs, a NaN hidden
-// value, a head dim or a FRACTAL_NZ layout keeps the tensor. Decoded, its Term() equals the tensor's
-// everywhere read.
+// offset by a prefix, sliding windows; any visible element that is not a zero, any hidden one that differs, a
+// NaN hidden value, a head dim or a FRACTAL_NZ layout keeps the tensor. Decoded, its Term() equals the
+// tensor's everywhere read.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,16 +23,18 @@ struct CausalTensor {
 };
 
 // A [batches, kSize, kSize] mask, hidden above the diagonal shifted by `shift` (row r hides columns
-// > r + shift) with `hidden`, visible elements alternating +0 and -0.
+// > r + shift) and, with a window W, at columns <= r + shift - W, with `hidden`; visible elements alternate
+// +0 and -0.
 CausalTensor MakeCausal(aclDataType dtype, int64_t batches, double hidden, int64_t shift = 0,
-                        bool flags = false) {
+                        bool flags = false, int64_t window = 0) {
     CausalTensor t;
     const int64_t bytes = dtype == ACL_FLOAT ? 4 : 2;
     t.bytes.resize(batches * kSize * kSize * bytes);
     for (int64_t b = 0; b < batches; ++b) {
         for (int64_t r = 0; r < kSize; ++r) {
             for (int64_t c = 0; c < kSize; ++c) {
-                const double value = c > r + shift ? hidden : ((r + c) % 2 == 0 ? 0.0 : -0.0);
+                const bool masked = c > r + shift || (window > 0 && c <= r + shift - window);
+                const double value = masked ? hidden : ((r + c) % 2 == 0 ? 0.0 : -0.0);
                 StoreElement(t.bytes.data(), dtype, (b * kSize + r) * kSize + c, value);
             }
         }
@@ -91,6 +93,32 @@ TEST(MaskCausalForm, CausalTensorsAreDecodedInEveryDtype) {
             ExpectSameTerms(decoded, t.mask, items);
         }
     }
+}
+
+// A sliding-window mask (keys before the window hidden too) decodes to the windowed causal mask.
+TEST(MaskCausalForm, WindowsAreDecoded) {
+    for (int64_t window : {1, 7, 39}) {
+        SCOPED_TRACE(testing::Message() << "window " << window);
+        const CausalTensor t = MakeCausal(ACL_FLOAT16, 1, -10000.0, 0, false, window);
+        const std::vector<WorkItem> items = Items(kSize, kSize, 0, 0);
+        const MaskPolicy decoded = CausalFormOf(t.mask, items);
+        ASSERT_TRUE(std::holds_alternative<CausalMask>(decoded));
+        EXPECT_EQ(std::get<CausalMask>(decoded).window, window);
+        ExpectSameTerms(decoded, t.mask, items);
+    }
+}
+
+// Rows whose windows differ, or a row that sees more keys than the others' window with none hidden below it,
+// hold no windowed causal mask.
+TEST(MaskCausalForm, InconsistentWindowsKeepTheTensor) {
+    const std::vector<WorkItem> items = Items(kSize, kSize, 0, 0);
+    CausalTensor widened = MakeCausal(ACL_FLOAT16, 1, -10000.0, 0, false, 5);
+    StoreElement(widened.bytes.data(), ACL_FLOAT16, 20 * kSize + 15, 0.0);  // row 20 sees 6 keys
+    EXPECT_TRUE(std::holds_alternative<TensorMask>(CausalFormOf(widened.mask, items)));
+    CausalTensor unwindowed = MakeCausal(ACL_FLOAT16, 1, -10000.0, 0, false, 5);
+    for (int64_t c = 0; c < 30; ++c)  // row 30 hides nothing below its diagonal: it sees 31 keys
+        StoreElement(unwindowed.bytes.data(), ACL_FLOAT16, 30 * kSize + c, 0.0);
+    EXPECT_TRUE(std::holds_alternative<TensorMask>(CausalFormOf(unwindowed.mask, items)));
 }
 
 // bf16 flags: the hidden 1 stands for 1 * -3e38.

@@ -73,15 +73,20 @@ TestCall LongPrefixPrefill(aclDataType dtype) {
 
 // A causal prefill (lengths 300, 129 and 1, head size 128) with the full NORM mask models often pass in place
 // of the compressed tile: [rows, cols], 0 on and below the diagonal, -10000 (fp16) or the flag 1 (bf16) above
-// it, which the planner decodes to the causal mask it holds (plan/mask_causal_form.h).
-TestCall FullMaskPrefill(aclDataType dtype) {
-    TestCall call = MakeSaCall(Encoder(Param::MASK_TYPE_NORM), MakeSaShape(128, {300, 129, 1}, dtype));
+// it, which the planner decodes to the causal mask it holds (plan/mask_causal_form.h); with a window, the
+// SLIDING_WINDOW_NORM mask, hidden before the window too.
+TestCall FullMaskPrefill(aclDataType dtype, uint32_t window = 0) {
+    const Param p =
+        window > 0 ? Encoder(Param::MASK_TYPE_SLIDING_WINDOW_NORM, window) : Encoder(Param::MASK_TYPE_NORM);
+    TestCall call = MakeSaCall(p, MakeSaShape(128, {300, 129, 1}, dtype));
     io::HostTensor& mask = call.In("attentionMask");
     const int64_t rows = mask.desc.shape.dims[0], cols = mask.desc.shape.dims[1];
     const double masked = dtype == ACL_BF16 ? 1.0 : -10000.0;
     for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t c = 0; c < cols; ++c)
-            plan::StoreElement(mask.bytes.data(), mask.desc.dtype, r * cols + c, c > r ? masked : 0.0);
+        for (int64_t c = 0; c < cols; ++c) {
+            const bool hidden = c > r || (window > 0 && c <= r - window);
+            plan::StoreElement(mask.bytes.data(), mask.desc.dtype, r * cols + c, hidden ? masked : 0.0);
+        }
     }
     return call;
 }
@@ -183,12 +188,15 @@ TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalIsNeverSkippedUnderClamp) {
 
 TEST_P(PrefillPathTest, FullCausalMasksMeetThePrecisionStandard) {
     for (const aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
-        SCOPED_TRACE(dtype == ACL_BF16 ? "bf16" : "fp16");
-        TestCall call = FullMaskPrefill(dtype);
-        ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
-        ScaleElements(call.In("query"), 150.0);  // -10000 no longer hides: the bound keeps every key
-        ScaleElements(call.In("key"), 150.0);
-        ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+        for (const uint32_t window : {0u, 100u}) {
+            SCOPED_TRACE(std::string(dtype == ACL_BF16 ? "bf16" : "fp16") + " window " +
+                         std::to_string(window));
+            TestCall call = FullMaskPrefill(dtype, window);
+            ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+            ScaleElements(call.In("query"), 150.0);  // -10000 no longer hides: the bound keeps every key
+            ScaleElements(call.In("key"), 150.0);
+            ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+        }
     }
 }
 
