@@ -211,6 +211,25 @@ TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalOfAFullMaskIsNeverSkipped) {
     EXPECT_EQ(OutputClasses(call), expected);
 }
 
+// Int8 QKV prefills (online and offline P quantisation) with the causal tile as models pass it: the tiles
+// above the diagonal are skipped under the same bound, the keys' logits exact integer dots times each head's
+// descale; descales 1e5 times larger put the scores beyond -10000, where the bound must keep every key.
+TEST_P(PrefillPathTest, Int8QkvCausalPrefillsMeetThePrecisionStandard) {
+    for (const auto quant : {Param::TYPE_QUANT_QKV_ONLINE, Param::TYPE_QUANT_QKV_OFFLINE}) {
+        for (const double grow : {1.0, 1e5}) {
+            SCOPED_TRACE(std::string(quant == Param::TYPE_QUANT_QKV_ONLINE ? "online" : "offline") +
+                         " descale x" + std::to_string(grow));
+            Param p = Encoder(Param::MASK_TYPE_NORM_COMPRESS);
+            p.quantType = quant;
+            p.outDataType = ACL_FLOAT16;
+            TestCall call = MakeSaCall(p, MakeSaShape(128, {300, 129, 1}, ACL_FLOAT16));
+            UseModelMaskTile(call, 0);
+            ScaleElements(call.In("qkDescale"), grow);
+            ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+        }
+    }
+}
+
 // Each Execute bounds the keys it reads: the tile norms one call takes above the diagonal (kept per thread
 // across the row blocks of an item) do not carry over to the next call on the same operation and workspace,
 // whose keys past token 200 are 30000 times larger, so that the finite term no longer hides them from rows

@@ -291,11 +291,18 @@ void FoldDequantisation(KvView& view, FoldedDequant& folded) {
     view.offset = nullptr;
 }
 
+// Int8 QKV keys are bounded like float ones (their logits are exact integer dots times the head's descale,
+// which the lanes' scale holds); but their online P quantisation keeps the largest weight of the tiles
+// before, which a tile behind a window (computed before the row's own key) can set: only the causal upper
+// triangle, whose tiles come after the own keys and weigh exactly 0, is skipped there.
 bool FiniteCausal(const AttentionPlan& plan) {
     const auto* causal = std::get_if<plan::CausalMask>(&plan.mask);
-    const bool floatKeys = Floating(plan.key.dtype) && !plan.key.dequantised();
+    const bool rawKeys = !plan.key.dequantised();
+    const bool keys = plan.quant.enabled()
+                          ? plan.key.dtype == ACL_INT8 && rawKeys && causal != nullptr && causal->window == 0
+                          : Floating(plan.key.dtype) && rawKeys;
     return causal != nullptr && std::isfinite(causal->maskedValue) && plan.scale.razorOffset == nullptr &&
-           !plan.quant.enabled() && floatKeys;
+           keys;
 }
 
 void BuildSchedule(const AttentionPlan& plan, int threads, RowBlockWidth width, Task* tasks,
@@ -534,6 +541,12 @@ void QueryElements(const KernelCall& call, int64_t offset, int64_t n, float* out
         const int64_t bytes = offset * (call.queryType == ACL_FLOAT ? 4 : 2);
         return HostPrescaleQueries()(static_cast<const char*>(call.query) + bytes, call.queryType, n, scale,
                                      out);
+    }
+    if (!pre && call.queryType == ACL_INT8) {  // int8 QKV: the values themselves, in a loop that vectorises
+        const int8_t* q = static_cast<const int8_t*>(call.query) + offset;
+        for (int64_t i = 0; i < n; ++i)
+            out[i] = static_cast<float>(q[i]);
+        return;
     }
     for (int64_t i = 0; i < n; ++i) {
         const double q = plan::LoadElement(call.query, call.queryType, offset + i);
