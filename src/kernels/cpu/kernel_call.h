@@ -220,9 +220,9 @@ struct KernelCall {
     // The most two clamped logits can differ by (clampMax - clampMin, or 0), +inf without clamp: with the
     // norm bound, the largest a hidden key's logit can exceed a row's own key's before the mask term.
     float logitSpan = __builtin_inff();
-    // The causal or sliding-window mask (causal) gives its hidden keys one finite term, in a call without razor
-    // offsets whose keys are float, or int8 QKV under a causal mask without window (FiniteCausal): tiles it
-    // hides from every row of a task are skipped where a bound proves their weights exactly 0
+    // The causal or sliding-window mask (causal) gives its hidden keys one finite term, in a call without
+    // razor offsets whose keys are float, or int8 QKV under a causal mask without window (FiniteCausal):
+    // tiles it hides from every row of a task are skipped where a bound proves their weights exactly 0
     // (docs/decisions.md, numeric semantics).
     bool finiteCausal = false;
     const float* razorOffset = nullptr;
