@@ -37,8 +37,8 @@ int AllocationCount::count() const {
     throw std::bad_alloc();
 }
 
-// The nothrow form too (CreateContext's), so that every new the delete below frees is this file's: a sanitizer
-// that supplies the others reports its own new freed here as a mismatch.
+// The nothrow form too (CreateContext's), so that every new the delete below frees is this file's: a
+// sanitizer that supplies the others reports its own new freed here as a mismatch.
 [[gnu::noinline]] void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
     if (atbx::test::gCounting && size >= atbx::test::gMinBytes) ++atbx::test::gAllocations;
     return std::malloc(size == 0 ? 1 : size);
