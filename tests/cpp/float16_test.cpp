@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <vector>
 
 #include "core/float16.h"
+#include "support/product_scales.h"
 
 namespace atbx::core {
 namespace {
@@ -65,58 +65,29 @@ TEST(Bfloat16, EveryFiniteBf16RoundTrips) {
     }
 }
 
-// fp32 scales for the products below: ties and near-ties of the narrow formats, overflow, underflow and
-// subnormals, and random ones.
-std::vector<float> ProductScales() {
-    std::vector<float> scales = {0.5f,
-                                 3.0f,
-                                 1.0f / 3.0f,
-                                 1.0f + 0x1p-12f,
-                                 1.0f + 0x1p-13f + 0x1p-23f,
-                                 0x1.fffffep-1f,
-                                 0.1f,
-                                 1e-5f,
-                                 0x1p-20f,
-                                 4096.0f,
-                                 1e30f,
-                                 1e-30f,
-                                 -0.75f,
-                                 std::numeric_limits<float>::max(),
-                                 std::numeric_limits<float>::denorm_min()};
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
-    std::uniform_int_distribution<int> exponent(-12, 12);
-    for (int i = 0; i < 48; ++i)
-        scales.push_back(std::ldexp(mantissa(rng), exponent(rng)) * (i % 2 == 0 ? 1.0f : -1.0f));
-    return scales;
-}
-
-// Every fp16 value times each scale, rounded to fp32 to odd and then by bits, gives the bits of the exact
-// product rounded directly (DoubleToHalf); rounding the product to nearest in fp32 first rounds some twice.
-TEST(Float16, ProductsRoundedToOddThenByBitsAreRoundedOnce) {
+// Every value of a 16-bit format (widen) times each scale, rounded to fp32 to odd and then by bits (narrow),
+// gives the bits of the exact product rounded directly (direct); rounding the product to nearest in fp32
+// first rounds some of them twice, which the scales must show.
+template <class Widen, class Direct, class Narrow>
+void ExpectProductsRoundedOnce(Widen widen, Direct direct, Narrow narrow) {
     int64_t roundedTwice = 0;
-    for (float scale : ProductScales()) {
+    for (float scale : test::ProductScales(48)) {
         for (uint32_t bits = 0; bits < 0x10000; ++bits) {
-            const double product = double{HalfToFloat(static_cast<uint16_t>(bits))} * scale;
-            const uint16_t direct = DoubleToHalf(product);
-            ASSERT_EQ(FloatToHalf(RoundToOddFloat(product)), direct) << "bits " << bits << " scale " << scale;
-            roundedTwice += FloatToHalf(static_cast<float>(product)) != direct ? 1 : 0;
+            const double product = double{widen(static_cast<uint16_t>(bits))} * scale;
+            const uint16_t once = direct(product);
+            ASSERT_EQ(narrow(RoundToOddFloat(product)), once) << "bits " << bits << " scale " << scale;
+            roundedTwice += narrow(static_cast<float>(product)) != once ? 1 : 0;
         }
     }
     EXPECT_GT(roundedTwice, 0) << "no product here tells rounding to odd from rounding to nearest";
+}
+
+TEST(Float16, ProductsRoundedToOddThenByBitsAreRoundedOnce) {
+    ExpectProductsRoundedOnce(HalfToFloat, DoubleToHalf, FloatToHalf);
 }
 
 TEST(Bfloat16, ProductsRoundedToOddThenByBitsAreRoundedOnce) {
-    int64_t roundedTwice = 0;
-    for (float scale : ProductScales()) {
-        for (uint32_t bits = 0; bits < 0x10000; ++bits) {
-            const double product = double{Bf16ToFloat(static_cast<uint16_t>(bits))} * scale;
-            const uint16_t direct = DoubleToBf16(product);
-            ASSERT_EQ(FloatToBf16(RoundToOddFloat(product)), direct) << "bits " << bits << " scale " << scale;
-            roundedTwice += FloatToBf16(static_cast<float>(product)) != direct ? 1 : 0;
-        }
-    }
-    EXPECT_GT(roundedTwice, 0) << "no product here tells rounding to odd from rounding to nearest";
+    ExpectProductsRoundedOnce(Bf16ToFloat, DoubleToBf16, FloatToBf16);
 }
 
 // Every fp32 value that is an fp16 or bf16 value, and the midpoints between neighbours, narrow as

@@ -100,6 +100,18 @@ class PrefillPathTest : public CpuPathFixture {
         EXPECT_EQ(PrecisionFailure(call, reference, headSize, 400), "");
     }
 
+    // Token 200's key (kv head 1) made NaN: hidden from rows 0-199 by a finite term, it still makes their
+    // scores NaN in the reference, so the path must give the same NaN rows (skipping it would not).
+    void ExpectANaNKeyAboveTheDiagonalKeepsItsRowsNaN(TestCall& call) {
+        SetElement(call.In("key"), (200 * 2 + 1) * 128 + 7, NAN);
+        ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
+        const std::string expected = OutputClasses(call);
+        ASSERT_NE(expected.find('n'), std::string::npos);
+        const RunResult run = Execute(call, Backend::kCpu, 2, Path());
+        ASSERT_TRUE(run.status.ok()) << run.status.ToString();
+        EXPECT_EQ(OutputClasses(call), expected);
+    }
+
     // A causal fp16 prefill of 300 tokens over one kv head (its tile as models pass it) run twice on one
     // operation and workspace (ExecuteTwiceOnOneWorkspace), change(call) between: the second call's output
     // must meet the standard against its own reference. One kv head and one sequence, so that every thread's
@@ -135,17 +147,10 @@ TEST_P(PrefillPathTest, ScoresBeyondTheMaskTermKeepTheHiddenKeys) {
     ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
 }
 
-// Token 200's key (kv head 1) is NaN: hidden from rows 0-199 by a finite term, it still makes their scores
-// NaN in the reference, so no path may skip it.
+// The compressed causal tile: a NaN key above the diagonal keeps its rows NaN.
 TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalIsNeverSkipped) {
     TestCall call = ModelPrefill(false, ACL_FLOAT16);
-    SetElement(call.In("key"), (200 * 2 + 1) * 128 + 7, NAN);
-    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
-    const std::string expected = OutputClasses(call);
-    ASSERT_NE(expected.find('n'), std::string::npos);
-    const RunResult run = Execute(call, Backend::kCpu, 2, Path());
-    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-    EXPECT_EQ(OutputClasses(call), expected);
+    ExpectANaNKeyAboveTheDiagonalKeepsItsRowsNaN(call);
 }
 
 // Clamp (before the mask) bounds how far two logits differ: clampMax - clampMin. Queries and keys times 150
@@ -177,13 +182,7 @@ TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalIsNeverSkippedUnderClamp) {
     param.clampType = Param::CLAMP_TYPE_MIN_MAX;
     param.clampMin = -2.0f;
     param.clampMax = 2.0f;
-    SetElement(call.In("key"), (200 * 2 + 1) * 128 + 7, NAN);
-    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
-    const std::string expected = OutputClasses(call);
-    ASSERT_NE(expected.find('n'), std::string::npos);
-    const RunResult run = Execute(call, Backend::kCpu, 2, Path());
-    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-    EXPECT_EQ(OutputClasses(call), expected);
+    ExpectANaNKeyAboveTheDiagonalKeepsItsRowsNaN(call);
 }
 
 TEST_P(PrefillPathTest, FullCausalMasksMeetThePrecisionStandard) {
@@ -202,13 +201,7 @@ TEST_P(PrefillPathTest, FullCausalMasksMeetThePrecisionStandard) {
 
 TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalOfAFullMaskIsNeverSkipped) {
     TestCall call = FullMaskPrefill(ACL_FLOAT16);
-    SetElement(call.In("key"), (200 * 2 + 1) * 128 + 7, NAN);
-    ASSERT_TRUE(Execute(call, Backend::kReference).status.ok());
-    const std::string expected = OutputClasses(call);
-    ASSERT_NE(expected.find('n'), std::string::npos);
-    const RunResult run = Execute(call, Backend::kCpu, 2, Path());
-    ASSERT_TRUE(run.status.ok()) << run.status.ToString();
-    EXPECT_EQ(OutputClasses(call), expected);
+    ExpectANaNKeyAboveTheDiagonalKeepsItsRowsNaN(call);
 }
 
 // Int8 QKV prefills (online and offline P quantisation) with the causal tile as models pass it: the tiles

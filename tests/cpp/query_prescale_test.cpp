@@ -15,6 +15,7 @@
 #include "core/cpu_features.h"
 #include "core/float16.h"
 #include "kernels/cpu/query_prescale.h"
+#include "support/product_scales.h"
 
 namespace atbx::test {
 namespace {
@@ -44,25 +45,6 @@ class PrescaleTest : public testing::TestWithParam<PrescalePath> {
         }
     }
 };
-
-std::vector<float> Scales() {
-    std::vector<float> scales = {0.3f,
-                                 0.5f,
-                                 1.0f + 0x1p-12f,
-                                 0x1.fffffep-1f,
-                                 -0.75f,
-                                 0.2f,
-                                 1e30f,
-                                 1e-30f,
-                                 std::numeric_limits<float>::max(),
-                                 std::numeric_limits<float>::denorm_min()};
-    std::mt19937 rng(5);
-    std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
-    std::uniform_int_distribution<int> exponent(-10, 10);
-    for (int i = 0; i < 8; ++i)
-        scales.push_back(std::ldexp(mantissa(rng), exponent(rng)));
-    return scales;
-}
 
 // Runs `prescale` over `elements` (of `dtype`, given as raw storage) in rows of 1, 2, ... 37 elements and
 // checks each result against expected(i): the same bits, or a NaN where that is a NaN.
@@ -98,7 +80,7 @@ std::vector<uint16_t> EveryBitPattern() {
 
 TEST_P(PrescaleTest, Fp16ProductsAreRoundedOnce) {
     const std::vector<uint16_t> halves = EveryBitPattern();
-    for (float scale : Scales()) {
+    for (float scale : ProductScales(8)) {
         ExpectRounded(GetParam().prescale, halves, ACL_FLOAT16, scale, [scale](uint16_t h) {
             return core::HalfToFloat(core::DoubleToHalf(double{core::HalfToFloat(h)} * scale));
         });
@@ -107,7 +89,7 @@ TEST_P(PrescaleTest, Fp16ProductsAreRoundedOnce) {
 
 TEST_P(PrescaleTest, Bf16ProductsAreRoundedOnce) {
     const std::vector<uint16_t> values = EveryBitPattern();
-    for (float scale : Scales()) {
+    for (float scale : ProductScales(8)) {
         ExpectRounded(GetParam().prescale, values, ACL_BF16, scale, [scale](uint16_t b) {
             return core::Bf16ToFloat(core::DoubleToBf16(double{core::Bf16ToFloat(b)} * scale));
         });
@@ -127,7 +109,7 @@ TEST_P(PrescaleTest, Fp32ProductsAreRoundedOnce) {
     std::uniform_int_distribution<uint32_t> bits;
     while (values.size() < 20000)
         values.push_back(std::bit_cast<float>(bits(rng)));
-    for (float scale : Scales()) {
+    for (float scale : ProductScales(8)) {
         ExpectRounded(GetParam().prescale, values, ACL_FLOAT, scale,
                       [scale](float q) { return static_cast<float>(double{q} * scale); });
     }
@@ -137,7 +119,7 @@ TEST_P(PrescaleTest, Fp32ProductsAreRoundedOnce) {
 // the rows above tell a path that does so from one that does not.
 TEST(PrescaleQueries, SomeProductsWouldBeRoundedTwiceThroughFp32) {
     int roundedTwice = 0;
-    for (float scale : Scales()) {
+    for (float scale : ProductScales(8)) {
         for (uint32_t h = 0; h < 0x10000; ++h) {
             const double product = double{core::HalfToFloat(static_cast<uint16_t>(h))} * scale;
             roundedTwice +=
