@@ -2,15 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
-#include <tuple>
+
+#include "plan/mask_row_spans.h"
 
 namespace atbx::plan {
 namespace {
-
-// What an item reads of a mask without a head dim: its batch's rows from maskRow0, its keys, its positions.
-using RowSpan = std::tuple<int32_t, int64_t, int64_t, int32_t, int32_t, int32_t>;  // batch, row0, prefix,
-                                                                                   // rows, kvBegin, kvEnd
 
 // What the rows read so far say: the hidden elements' common bits (once one is seen), the window (0 until a
 // row hides keys below its own), and the most keys a row saw with nothing hidden below them (the window must
@@ -63,17 +59,18 @@ bool CausalRow(const Bits* row, int64_t p, int64_t begin, int64_t end, Pattern<B
 
 // The window of the causal mask the rows hold (0: none), or -1 where they hold none.
 template <class Bits>
-int64_t CausalWindow(const TensorMask& m, const std::set<RowSpan>& spans, Pattern<Bits>& pattern) {
+int64_t CausalWindow(const TensorMask& m, const std::vector<WorkItem>& items, Pattern<Bits>& pattern) {
     const auto* data = static_cast<const Bits*>(m.data);
-    for (const auto& [batch, row0, prefix, rows, begin, end] : spans) {
-        for (int64_t i = 0; i < rows; ++i) {
-            if (!CausalRow(data + batch * m.batchStride + (row0 + i) * m.rowStride, prefix + i, begin, end,
-                           pattern)) {
-                return -1;
+    const bool causal = ForEachRowSpan(items, false, [&](const MaskRowSpan& span) {
+        for (int64_t i = 0; i < span.rows; ++i) {
+            if (!CausalRow(data + span.batch * m.batchStride + (span.row0 + i) * m.rowStride, span.prefix + i,
+                           span.kvBegin, span.kvEnd, pattern)) {
+                return false;
             }
         }
-    }
-    if (!pattern.found || (pattern.window != 0 && pattern.widest > pattern.window)) return -1;
+        return true;
+    });
+    if (!causal || !pattern.found || (pattern.window != 0 && pattern.widest > pattern.window)) return -1;
     return pattern.window;
 }
 
@@ -82,20 +79,15 @@ int64_t CausalWindow(const TensorMask& m, const std::set<RowSpan>& spans, Patter
 MaskPolicy CausalFormOf(const MaskPolicy& mask, const std::vector<WorkItem>& items) {
     const auto* tensor = std::get_if<TensorMask>(&mask);
     if (tensor == nullptr || tensor->headStride != 0 || tensor->columnTile != 0) return mask;
-    std::set<RowSpan> spans;
-    for (const WorkItem& item : items) {
-        if (!item.zeroOutput)
-            spans.insert({item.maskBatch, item.maskRow0, item.prefix, item.qLen, item.kvBegin, item.kvEnd});
-    }
     double hiddenValue = 0.0;
     int64_t window = -1;
     if (tensor->dtype == ACL_FLOAT16 || tensor->dtype == ACL_BF16) {
         Pattern<uint16_t> pattern;
-        window = CausalWindow(*tensor, spans, pattern);
+        window = CausalWindow(*tensor, items, pattern);
         hiddenValue = LoadElement(&pattern.hidden, tensor->dtype, 0);
     } else if (tensor->dtype == ACL_FLOAT) {
         Pattern<uint32_t> pattern;
-        window = CausalWindow(*tensor, spans, pattern);
+        window = CausalWindow(*tensor, items, pattern);
         hiddenValue = LoadElement(&pattern.hidden, tensor->dtype, 0);
     }
     if (window < 0 || std::isnan(hiddenValue)) return mask;

@@ -27,4 +27,10 @@ plan::AttentionPlan BuildPlan(const PaSubject& s) {
     return plan;
 }
 
+void RebuildPlan(const PaSubject& s, plan::AttentionPlan* plan) {
+    plan->mask = MaskFor(s).policy;
+    plan::DecodeDequantisation(plan->key, s.KvHeadNum());
+    plan::DecodeDequantisation(plan->value, s.KvHeadNum());
+}
+
 }  // namespace atbx::ops::pa

@@ -22,6 +22,9 @@ struct PagedAttentionSpec {
     static std::vector<TensorDesc> InferOutputs(const Subject& s) { return pa::InferOutputs(s); }
     static void LoadHostValues(Subject& s) { pa::LoadHostValues(s); }
     static Plan BuildPlan(const Subject& s) { return pa::BuildPlan(s); }
+    // The plan holds values of device tensors: Execute reads them again from the tensors it is given.
+    static constexpr bool kPlanHoldsDeviceValues = true;
+    static void RebuildPlan(const Subject& s, Plan* plan) { pa::RebuildPlan(s, plan); }
     static std::vector<int> OutputAliases(const Param&) { return {-1}; }
     static std::vector<int> InPlaceInputs(const Param&) { return {}; }
 };

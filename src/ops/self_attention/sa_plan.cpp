@@ -114,8 +114,11 @@ AttentionPlan BuildPlan(const SaSubject& s) {
     plan.quant = QuantPolicyFor(s);
     plan.preWrites = planning::CacheWrites(s, g, spans);
     plan.items = MakeItems(g, plan, spans);
-    plan.mask = plan::CausalFormOf(plan.mask, plan.items);
     return plan;
+}
+
+void RebuildPlan(const SaSubject& s, AttentionPlan* plan) {
+    plan->mask = plan::CausalFormOf(planning::MaskPolicyFor(s), plan->items);
 }
 
 }  // namespace atbx::ops::sa

@@ -27,8 +27,14 @@
 
 namespace atbx::ops::sa {
 
-// The subject must have passed every rule; its pack holds the data.
+// The subject must have passed every rule; its pack holds the data. The plan's mask is the one the mask
+// tensor's shape, parameters and compressed value give, which the reference and every kernel compute with.
 plan::AttentionPlan BuildPlan(const SaSubject& subject);
+
+// Sets the plan's mask again from the mask tensor's values, which may differ from what Setup saw (Execute
+// calls it with the values it is given), in the fastest form they allow: a tensor that holds a causal mask
+// as that CausalMask (plan/mask_causal_form.h). Allocates nothing.
+void RebuildPlan(const SaSubject& subject, plan::AttentionPlan* plan);
 
 }  // namespace atbx::ops::sa
 

@@ -23,6 +23,9 @@ struct SelfAttentionSpec {
     static std::vector<TensorDesc> InferOutputs(const Subject& s) { return sa::InferOutputs(s); }
     static void LoadHostValues(Subject& s) { sa::LoadHostValues(s); }
     static Plan BuildPlan(const Subject& s) { return sa::BuildPlan(s); }
+    // The mask's values decide its planned form: Execute plans it again from the values it is given.
+    static constexpr bool kPlanHoldsDeviceValues = true;
+    static void RebuildPlan(const Subject& s, Plan* plan) { sa::RebuildPlan(s, plan); }
     static std::vector<int> OutputAliases(const Param&) { return {-1}; }
     // FA-cache: the op writes the new tokens into cacheK and cacheV (inputs 3 and 4).
     static std::vector<int> InPlaceInputs(const Param& param) {
