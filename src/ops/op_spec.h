@@ -4,7 +4,7 @@
 //   OutputAliases(param): per ATB output, the input it aliases (updated in place), or -1,
 //   InPlaceInputs(param): inputs updated in place that are not ATB outputs (case files list them after
 //   those); optionally kPlanHoldsDeviceValues (true: Execute rebuilds the plan from the device values it is
-//   given).
+//   given, by RebuildPlan(subject, plan, threads), on the call's threads and allocating nothing).
 #ifndef ATBX_OPS_OP_SPEC_H
 #define ATBX_OPS_OP_SPEC_H
 

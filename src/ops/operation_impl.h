@@ -110,7 +110,7 @@ class OperationImpl final : public Operation {
         // from the values Execute sees, in the storage Setup's plan holds.
         if constexpr (requires { Spec::kPlanHoldsDeviceValues; }) {
             if constexpr (Spec::kPlanHoldsDeviceValues)
-                Spec::RebuildPlan(validation.subject(), &planned_->plan);
+                Spec::RebuildPlan(validation.subject(), &planned_->plan, threads);
         }
         dispatch::RunKernel(*planned_->kernel, planned_->plan, threads, scratch);
         return Status::Ok();

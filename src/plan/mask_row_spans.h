@@ -1,5 +1,5 @@
 // What the work items of a plan read of a tensor mask, for the planner's scans of its values
-// (mask_causal_form.h), which run in Execute and so allocate nothing.
+// (mask_causal_form.h, mask_diagonal_bound.h), which run in Execute and so allocate nothing.
 #ifndef ATBX_PLAN_MASK_ROW_SPANS_H
 #define ATBX_PLAN_MASK_ROW_SPANS_H
 

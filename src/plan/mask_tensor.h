@@ -6,6 +6,7 @@
 #define ATBX_PLAN_MASK_TENSOR_H
 
 #include <cstdint>
+#include <optional>
 
 #include "atbx/types.h"
 #include "plan/element.h"
@@ -24,6 +25,9 @@ struct TensorMask {
     int columnTile = 0;  // 0: ND; 16: FRACTAL_NZ, column j at (j / 16) * columnTileStride + j % 16
     int64_t columnTileStride = 0;
     bool flags = false;
+    // The most a term above a row's diagonal (key j > p, p = item.prefix + i) exceeds the term of the row's
+    // own key p, over every head, row and key the items read (WithDiagonalBound); empty where not known.
+    std::optional<double> diagonalGap;
 
     double Term(const WorkItem& item, int64_t h, int64_t i, int64_t j) const {
         const int64_t row = item.maskBatch * batchStride + h * headStride + (item.maskRow0 + i) * rowStride;

@@ -1,8 +1,8 @@
 // Device tensors may change between Setup and Execute (as on the NPU, where Setup sees shapes and Execute
 // the data): Execute computes with the values it is given. Each call is Setup with one set of values, then
 // changed in what the plan derives from them, then Executed: SelfAttention masks whose values decide the
-// form the planner gives them (a full causal mask, a compressed tile's hidden value), PagedAttention's
-// compressed mask value and dequantisation scales. On the reference
+// form the planner gives them (a full causal mask, an ALiBi mask hidden above its diagonal, a compressed
+// tile's hidden value), PagedAttention's compressed mask value and dequantisation scales. On the reference
 // backend and on every CPU path this machine has, each forced in turn, against the float64 reference of the
 // changed call under the precision standard.
 #include <gtest/gtest.h>
@@ -62,6 +62,13 @@ TestCall FullCausalPrefill() {
     return call;
 }
 
+// An ALiBi mask [H, S, S], which the planner bounds above the diagonal (plan/mask_diagonal_bound.h).
+TestCall AlibiPrefill() {
+    TestCall call = Prefill(SaParam::MASK_TYPE_ALIBI, SaMaskForm::kPerHead);
+    UseModelAlibiMask(call);
+    return call;
+}
+
 TestCall CompressedCausalPrefill() {
     TestCall call = Prefill(SaParam::MASK_TYPE_NORM_COMPRESS);
     UseModelMaskTile(call, 0);
@@ -69,6 +76,7 @@ TestCall CompressedCausalPrefill() {
 }
 
 const auto kNonZero = [](double value) { return value != 0.0; };
+const auto kAboveMinus5000 = [](double value) { return value < -5000.0; };
 
 class DeviceValuesTest : public CpuPathFixture {
   protected:
@@ -113,6 +121,12 @@ class DeviceValuesTest : public CpuPathFixture {
 TEST_P(DeviceValuesTest, AFullMaskIsPlannedFromTheValuesExecuteIsGiven) {
     ExpectExecuteUsesTheChangedValues(FullCausalPrefill(),
                                       {[](TestCall& c) { SetHiddenElements(c, kNonZero, 0.0); }, 128, 300});
+}
+
+// Setup sees keys above the diagonal hidden by -10000; Execute sees them with a term of -1.
+TEST_P(DeviceValuesTest, AnAlibiMaskIsBoundedByTheValuesExecuteIsGiven) {
+    ExpectExecuteUsesTheChangedValues(
+        AlibiPrefill(), {[](TestCall& c) { SetHiddenElements(c, kAboveMinus5000, -1.0); }, 128, 300});
 }
 
 // A compressed tile's hidden value is read from the tile: -10000 at Setup, -1 at Execute.

@@ -91,6 +91,18 @@ TestCall FullMaskPrefill(aclDataType dtype, uint32_t window = 0) {
     return call;
 }
 
+// A causal prefill (lengths 300, 129 and 1, head size 128) with an ALiBi mask [H, S, S] as models pass it
+// (UseModelAlibiMask: -10000 plus the bias above the diagonal in fp16, -inf in bf16), which the planner
+// bounds above the diagonal (plan/mask_diagonal_bound.h) so that the paths skip what the bound proves
+// weightless.
+TestCall AlibiMaskPrefill(aclDataType dtype) {
+    SaShape shape = MakeSaShape(128, {300, 129, 1}, dtype);
+    shape.mask = SaMaskForm::kPerHead;
+    TestCall call = MakeSaCall(Encoder(Param::MASK_TYPE_ALIBI), shape);
+    UseModelAlibiMask(call);
+    return call;
+}
+
 class PrefillPathTest : public CpuPathFixture {
   protected:
     void ExpectMeetsTheStandard(TestCall& call, const std::vector<double>& reference, int64_t headSize) {
@@ -202,6 +214,23 @@ TEST_P(PrefillPathTest, FullCausalMasksMeetThePrecisionStandard) {
 
 TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalOfAFullMaskIsNeverSkipped) {
     TestCall call = FullMaskPrefill(ACL_FLOAT16);
+    ExpectANaNKeyAboveTheDiagonalKeepsItsRowsNaN(call);
+}
+
+TEST_P(PrefillPathTest, AlibiMasksMeetThePrecisionStandard) {
+    for (const aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+        SCOPED_TRACE(dtype == ACL_BF16 ? "bf16" : "fp16");
+        TestCall call = AlibiMaskPrefill(dtype);
+        ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+    }
+    TestCall call = AlibiMaskPrefill(ACL_FLOAT16);
+    ScaleElements(call.In("query"), 150.0);  // -10000 no longer hides: the bound keeps every key
+    ScaleElements(call.In("key"), 150.0);
+    ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+}
+
+TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalOfAnAlibiMaskIsNeverSkipped) {
+    TestCall call = AlibiMaskPrefill(ACL_FLOAT16);
     ExpectANaNKeyAboveTheDiagonalKeepsItsRowsNaN(call);
 }
 

@@ -140,8 +140,8 @@ TEST(TaskOrder, TheTasksOfAnItemWhoseTilesTheThreadsKeepAreTakenTogether) {
 }
 
 // A causal prefill of one sequence over 2 kv heads (GQA 4, head size 128) whose keys, converted, exceed half
-// of L2, its mask tile as models pass it (-10000: a finite term, KernelCall::finiteCausal): the threads keep
-// each item's tile key norms (KeyNormTag) but not its tiles, and take its tasks one after another too.
+// of L2, its mask tile as models pass it (-10000: a finite term, KernelCall::skipsBoundedTiles): the threads
+// keep each item's tile key norms (KeyNormTag) but not its tiles, and take its tasks one after another too.
 TestCall LongCausalPrefill() {
     infer::SelfAttentionParam p = PaEncoderParam();
     p.headNum = 8;

@@ -91,8 +91,8 @@ def prefill_work(row):
     elif dense:
         cached, lens, limit = 0, [int(dense.group(1))], None
     else:
-        # causal: the compressed tile, or the full mask ("fullmask"), the same visible keys
-        lengths = re.search(r"(?:causal|fullmask) s([\d+]+)", shape).group(1)
+        # causal: the compressed tile, the full mask ("fullmask") or an ALiBi mask, the same visible keys
+        lengths = re.search(r"(?:causal|fullmask|alibi) s([\d+]+)", shape).group(1)
         cached, lens, limit = 0, [int(x) for x in lengths.split("+")], None
     pairs = 0
     for length in lens:

@@ -387,7 +387,7 @@ class AmxTaskRunner {
             const float magnitude = scale < 0.0f ? -scale : scale;
             scaleMax_ = magnitude > scaleMax_ ? magnitude : scaleMax_;
         }
-        diagonalNorm_ = FiniteCausalTerms() && !Grouped() ? DiagonalKeyNorm() : -1.0f;
+        diagonalNorm_ = call_.skipsBoundedTiles && !Grouped() ? DiagonalKeyNorm() : -1.0f;
         Fill(acc_, lanePad_ * l_.v32, 0.0f);
     }
 
@@ -436,12 +436,6 @@ class AmxTaskRunner {
         return true;
     }
 
-    // A causal or sliding-window mask whose hidden keys take a finite value (ATB's -10000 in fp16 compressed
-    // tiles, -3e38 for bf16 flags), without razor offsets.
-    bool FiniteCausalTerms() const {
-        return options_.causal && options_.maskedValue != kNegInf && call_.razorOffset == nullptr;
-    }
-
     // The largest norm of the keys at the task's rows' own positions (each row's last visible key), or -1
     // when one of them is not finite. Staged through the packing rows, which no block is using yet.
     float DiagonalKeyNorm() const {
@@ -460,10 +454,10 @@ class AmxTaskRunner {
         return norm;
     }
 
-    // True when keys [j0, j0 + n) are hidden from every row of the task by a finite term that provably leaves
-    // them weight exactly 0: each row sees its own position's key, whose logit is at least
-    // -s |q| |k_own|, while these keys' logits are at most s |q| |k| + term (Cauchy-Schwarz, s the largest
-    // |row scale|, 2^-10 of slack for the fp32 dots); when the difference is below -104, e^difference is 0 in
+    // True when keys [j0, j0 + n) lie above every row's diagonal (or behind a causal window) and provably
+    // weigh exactly 0: each row sees its own position's key, whose logit is at least -s |q| |k_own|, while
+    // these keys' logits are at most s |q| |k| and their terms at most KernelCall::hiddenTermGap above the own
+    // key's (Cauchy-Schwarz, s the largest |row scale|, 2^-10 of slack for the fp32 dots); when the difference is below -104, e^difference is 0 in
     // fp32 whatever the order of the online softmax, and the keys (finite) would only have added zeros; their
     // values take no part, as keys of weight 0 never do. The result is then the same as when they are
     // computed. Under clamp the difference is also at most clampMax - clampMin (KernelCall::logitSpan; the
@@ -483,7 +477,7 @@ class AmxTaskRunner {
         return MaskedKeysWeighNothing(block);
     }
 
-    // Whether keys of normed block `block` that the mask hides from every row with its finite term weigh
+    // Whether keys of normed block `block` above every row's diagonal (or behind a causal window) weigh
     // exactly 0 (WeighsNothing's bound).
     bool MaskedKeysWeighNothing(int block) const {
         if (diagonalNorm_ < 0.0f || chunk_->keysNonFinite[block]) return false;
@@ -491,17 +485,17 @@ class AmxTaskRunner {
             scaleMax_ * queryNorm_ * (chunk_->keyNorm[block] + diagonalNorm_) * (1.0f + 0x1p-10f);
         if (!(reach < 3e38f)) return false;  // a key or query not finite
         const float span = reach < call_.logitSpan ? reach : call_.logitSpan;
-        return span + options_.maskedValue < -104.0f;
+        return span + call_.hiddenTermGap < -104.0f;
     }
 
-    // Keys [j0, j0 + n) of block `block` less those past every row's position under a causal mask where they
-    // weigh nothing: -inf terms, or finite ones MaskedKeysWeighNothing. The diagonal block of a row block
+    // Keys [j0, j0 + n) of block `block` less those past every row's position where they weigh nothing: a
+    // causal mask's -inf terms, or terms MaskedKeysWeighNothing proves so. The diagonal block of a row block
     // then takes products over its visible keys only.
     int32_t UsefulKeys(int32_t j0, int32_t n, int block) const {
-        if (!options_.causal || Grouped()) return n;
+        if (!(options_.causal || call_.skipsBoundedTiles) || Grouped()) return n;
         const int64_t lastPos = item_.prefix + task_.rowEnd - 1;
         if (lastPos < j0 || j0 + n - 1 <= lastPos) return n;
-        const bool hidden = options_.maskedValue == kNegInf || MaskedKeysWeighNothing(block);
+        const bool hidden = (options_.causal && options_.maskedValue == kNegInf) || MaskedKeysWeighNothing(block);
         return hidden ? static_cast<int32_t>(lastPos + 1 - j0) : n;
     }
 

@@ -221,7 +221,7 @@ class TaskRunner {
             for (int c = call_.headDimV; c < call_.dimVPad; ++c)
                 values_[t * call_.dimVPad + c] = 0.0f;
         }
-        if (kMasked && call_.finiteCausal && task_.itemCount == 1) PrepareSkipping();
+        if (kMasked && call_.skipsBoundedTiles && task_.itemCount == 1) PrepareSkipping();
         // One lane per kv head (MHA) is bound by memory, where the int16 dots gained nothing: 1.03-1.10x the
         // time of the fp32 dots on the Zen 4 host of BENCHMARKS.md. Items wider than kDirectLanes read int8 keys
         // in place too: widening a row to int16 again for each register block costs less than staging it in
@@ -331,9 +331,10 @@ class TaskRunner {
         return largest;
     }
 
-    // True when keys [j0, j0 + n) are hidden from every row of the task by the finite causal term and provably
-    // weigh exactly 0: each row sees its own key, whose logit is at least -queryReach_ |k_own|, while these
-    // keys' logits are at most queryReach_ |k| + term (Cauchy-Schwarz; 2^-10 of slack for the fp32 norms).
+    // True when keys [j0, j0 + n) lie above every row's diagonal (or behind a causal window) and provably weigh
+    // exactly 0: each row sees its own key, whose logit is at least -queryReach_ |k_own|, while these keys'
+    // logits are at most queryReach_ |k|, and their terms at most hiddenTermGap above the own key's
+    // (Cauchy-Schwarz; 2^-10 of slack for the fp32 norms).
     // Clamp (applied before the mask) is monotone and moves no two scores further apart, so the same bound
     // holds under it, and so does clampMax - clampMin (KernelCall::logitSpan), the lesser of the two taken.
     // When the difference is below -104, e^difference is 0 in fp32 whatever the order of the online softmax
@@ -350,7 +351,7 @@ class TaskRunner {
         const float reach = queryReach_ * (TileKeyNorm(j0, n) + ownKeyNorm_) * (1.0f + 0x1p-10f);
         if (!(reach < 3e38f)) return false;  // a key or query not finite
         const float span = reach < call_.logitSpan ? reach : call_.logitSpan;
-        return span + static_cast<float>(call_.causal.maskedValue) < -104.0f;
+        return span + call_.hiddenTermGap < -104.0f;
     }
 
     // logit = (dot * dotMul + razor * razorMul) * postMul. The row scale s multiplies the query first when

@@ -99,7 +99,7 @@ struct ScratchLayout {
     int64_t laneColumns = 0;   // [kLaneColumnFields, P] per-lane factors and softmax state
     int64_t pairColumns =
         0;  // bf16PV: [T1 / 2, dimVPad] value pairs, then [T1 / 2, P] weight pairs (T1 = kL1TileKeys)
-    int64_t keyNorms = 0;       // finiteCausal: a KeyNormTag, then [tiles] (KeyNormTag says what)
+    int64_t keyNorms = 0;       // skipsBoundedTiles: a KeyNormTag, then [tiles] (KeyNormTag says what)
     int64_t queryElements = 0;  // !queryDirect: a QueryTag, then [L, dimPad] (QueryTag says what)
     int64_t int16Query = 0;     // [L, dimPad] int16 queries in kQueryStep steps (int8Dots), or raw bf16
     // [L, T] 16-bit weights of the tile: int8PV, int16 in steps of kWeightStep; bf16PV, the row runner's bf16
@@ -220,11 +220,13 @@ struct KernelCall {
     // The most two clamped logits can differ by (clampMax - clampMin, or 0), +inf without clamp: with the
     // norm bound, the largest a hidden key's logit can exceed a row's own key's before the mask term.
     float logitSpan = __builtin_inff();
-    // The causal or sliding-window mask (causal) gives its hidden keys one finite term, in a call without
-    // razor offsets whose keys are float, or int8 QKV under a causal mask without window (FiniteCausal):
-    // tiles it hides from every row of a task are skipped where a bound proves their weights exactly 0
-    // (docs/decisions.md, numeric semantics).
-    bool finiteCausal = false;
+    // The mask hides keys above each row's diagonal (and, causal, behind its window) with terms at most
+    // hiddenTermGap above the term of the row's own key: a causal mask's one finite hidden value, or a tensor
+    // mask's TensorMask::diagonalGap. In a call without razor offsets whose keys are float, or int8 QKV
+    // without a window (SkipsBoundedTiles), tiles so hidden from every row of a task are skipped where the
+    // norm bound proves their weights exactly 0 (docs/decisions.md, numeric semantics).
+    bool skipsBoundedTiles = false;
+    float hiddenTermGap = __builtin_inff();
     const float* razorOffset = nullptr;
     int64_t razorBlockStride = 0;
     plan::QuantPolicy::Mode quant = plan::QuantPolicy::Mode::kNone;

@@ -24,7 +24,7 @@ struct PagedAttentionSpec {
     static Plan BuildPlan(const Subject& s) { return pa::BuildPlan(s); }
     // The plan holds values of device tensors: Execute reads them again from the tensors it is given.
     static constexpr bool kPlanHoldsDeviceValues = true;
-    static void RebuildPlan(const Subject& s, Plan* plan) { pa::RebuildPlan(s, plan); }
+    static void RebuildPlan(const Subject& s, Plan* plan, int /*threads*/) { pa::RebuildPlan(s, plan); }
     static std::vector<int> OutputAliases(const Param&) { return {-1}; }
     static std::vector<int> InPlaceInputs(const Param&) { return {}; }
 };

@@ -26,7 +26,7 @@ struct ReshapeAndCacheSpec {
     static void LoadHostValues(Subject& s) { rac::LoadHostValues(s); }
     static void LoadDeviceValues(Subject& s) { rac::LoadDeviceValues(s); }
     static Plan BuildPlan(const Subject& s) { return rac::BuildPlan(s); }
-    static void RebuildPlan(const Subject& s, Plan* plan) { rac::RebuildPlan(s, plan); }
+    static void RebuildPlan(const Subject& s, Plan* plan, int /*threads*/) { rac::RebuildPlan(s, plan); }
     static std::vector<int> OutputAliases(const Param& param) { return rac::OutputAliases(param); }
     static std::vector<int> InPlaceInputs(const Param&) { return {}; }
 };

@@ -2,6 +2,7 @@
 
 #include "ops/self_attention/sa_plan_internal.h"
 #include "plan/mask_causal_form.h"
+#include "plan/mask_diagonal_bound.h"
 
 namespace atbx::ops::sa {
 namespace {
@@ -117,8 +118,9 @@ AttentionPlan BuildPlan(const SaSubject& s) {
     return plan;
 }
 
-void RebuildPlan(const SaSubject& s, AttentionPlan* plan) {
-    plan->mask = plan::CausalFormOf(planning::MaskPolicyFor(s), plan->items);
+void RebuildPlan(const SaSubject& s, AttentionPlan* plan, int threads) {
+    plan->mask = plan::WithDiagonalBound(plan::CausalFormOf(planning::MaskPolicyFor(s), plan->items),
+                                         plan->items, threads);
 }
 
 }  // namespace atbx::ops::sa

@@ -33,8 +33,9 @@ plan::AttentionPlan BuildPlan(const SaSubject& subject);
 
 // Sets the plan's mask again from the mask tensor's values, which may differ from what Setup saw (Execute
 // calls it with the values it is given), in the fastest form they allow: a tensor that holds a causal mask
-// as that CausalMask (plan/mask_causal_form.h). Allocates nothing.
-void RebuildPlan(const SaSubject& subject, plan::AttentionPlan* plan);
+// as that CausalMask (plan/mask_causal_form.h), any other with the bound on its terms above the diagonal
+// (plan/mask_diagonal_bound.h), whose scan runs on `threads` threads. Allocates nothing.
+void RebuildPlan(const SaSubject& subject, plan::AttentionPlan* plan, int threads);
 
 }  // namespace atbx::ops::sa
 

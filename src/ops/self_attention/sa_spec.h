@@ -25,7 +25,7 @@ struct SelfAttentionSpec {
     static Plan BuildPlan(const Subject& s) { return sa::BuildPlan(s); }
     // The mask's values decide its planned form: Execute plans it again from the values it is given.
     static constexpr bool kPlanHoldsDeviceValues = true;
-    static void RebuildPlan(const Subject& s, Plan* plan) { sa::RebuildPlan(s, plan); }
+    static void RebuildPlan(const Subject& s, Plan* plan, int threads) { sa::RebuildPlan(s, plan, threads); }
     static std::vector<int> OutputAliases(const Param&) { return {-1}; }
     // FA-cache: the op writes the new tokens into cacheK and cacheV (inputs 3 and 4).
     static std::vector<int> InPlaceInputs(const Param& param) {

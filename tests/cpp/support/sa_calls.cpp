@@ -1,6 +1,8 @@
 #include "support/sa_calls.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -381,6 +383,23 @@ void UseModelMaskTile(TestCall& call, int64_t window) {
         for (int64_t c = 0; c < side; ++c) {
             const bool hidden = c > r || (window > 0 && c <= r - window);
             plan::StoreElement(mask.bytes.data(), mask.desc.dtype, r * side + c, hidden ? masked : 0.0);
+        }
+    }
+}
+
+void UseModelAlibiMask(TestCall& call) {
+    io::HostTensor& mask = call.In("attentionMask");
+    ASSERT_EQ(mask.desc.shape.dimNum, 3u);
+    const int64_t heads = mask.desc.shape.dims[0], rows = mask.desc.shape.dims[1],
+                  cols = mask.desc.shape.dims[2];
+    const double above = mask.desc.dtype == ACL_BF16 ? -std::numeric_limits<double>::infinity() : -10000.0;
+    for (int64_t h = 0; h < heads; ++h) {
+        for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t c = 0; c < cols; ++c) {
+                const double bias = std::ldexp(static_cast<double>(c - r), -static_cast<int>(h) - 1);
+                plan::StoreElement(mask.bytes.data(), mask.desc.dtype, (h * rows + r) * cols + c,
+                                   c > r ? above + bias : bias);
+            }
         }
     }
 }

@@ -71,6 +71,11 @@ TestCall MakeSaCall(const infer::SelfAttentionParam& param, const SaShape& shape
 // finite term hides then weigh nothing, and the CPU paths skip them where they can prove it.
 void UseModelMaskTile(TestCall& call, int64_t window = 0);
 
+// Fills the call's ALiBi mask ([H, R, C], SaMaskForm::kPerHead) as models pass it: slope_h (c - r) on and
+// below the diagonal, slope_h = 2^-(h + 1); above it the bias plus -10000 in fp16, -inf in bf16
+// (docs/spec/self_attention.md 3.4).
+void UseModelAlibiMask(TestCall& call);
+
 }  // namespace atbx::test
 
 #endif  // ATBX_TESTS_SUPPORT_SA_CALLS_H

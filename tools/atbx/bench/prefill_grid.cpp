@@ -52,6 +52,12 @@ PrefillShape FullMask(PrefillShape s, int32_t tokens, aclDataType dtype) {
     return s;
 }
 
+PrefillShape Alibi(PrefillShape s, int32_t tokens, aclDataType dtype) {
+    s = Causal(s, {tokens}, dtype);
+    s.kind = PrefillKind::kAlibi;
+    return s;
+}
+
 PrefillShape Window(PrefillShape s, int32_t window, int32_t tokens, aclDataType dtype) {
     s = Causal(s, {tokens}, dtype);
     s.kind = PrefillKind::kSlidingWindow;
@@ -92,6 +98,7 @@ std::vector<RowSpec> FullRows() {
         }
         rows.push_back(PrefillRow(Dense(kGqa32, 2048, dtype)));     // the causal 2k row's unmasked twin
         rows.push_back(PrefillRow(FullMask(kGqa32, 2048, dtype)));  // and its full-mask twin
+        rows.push_back(PrefillRow(Alibi(kGqa32, 2048, dtype)));     // and an ALiBi mask's
         rows.push_back(PrefillRow(Causal(kGqa32, {2048, 1024, 512, 256, 100}, dtype)));
         for (const PrefillShape& f : {kGqa32, kGqa28, kD64})
             rows.push_back(PrefillRow(Prefix(f, 4096, 512, dtype)));
@@ -117,6 +124,7 @@ std::vector<RowSpec> QuickRows() {
     }
     rows.push_back(PrefillRow(Dense(kGqa32, 512, ACL_BF16)));
     rows.push_back(PrefillRow(FullMask(kGqa32, 512, ACL_FLOAT16)));
+    rows.push_back(PrefillRow(Alibi(kGqa32, 512, ACL_BF16)));
     rows.push_back(PrefillRow(Causal(kGqa32, {300, 150, 62}, ACL_FLOAT16)));
     rows.push_back(PrefillRow(Prefix(kGqa32, 1024, 128, ACL_FLOAT16)));
     rows.push_back(PrefillRow(Window(kGqa32, 256, 1024, ACL_BF16)));
@@ -142,6 +150,7 @@ std::vector<RowSpec> SmokeRows() {
     return {PrefillRow(Causal(gqa, {40, 17}, ACL_FLOAT16)),
             PrefillRow(Dense(gqa, 40, ACL_BF16)),
             PrefillRow(FullMask(gqa, 40, ACL_BF16)),
+            PrefillRow(Alibi(gqa, 40, ACL_FLOAT16)),
             PrefillRow(Prefix(gqa, 128, 20, ACL_BF16)),
             PrefillRow(Window(gqa, 16, 100, ACL_FLOAT16)),
             PrefillRow(Causal(Family("smoke-mla8-d192/128", 8, 8, 192, 128, false), {30}, ACL_BF16)),

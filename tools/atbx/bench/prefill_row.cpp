@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -60,6 +61,10 @@ Param MakeParam(const PrefillShape& s) {
             p.calcType = Param::PA_ENCODER;
             p.maskType = Param::MASK_TYPE_NORM;
             break;
+        case PrefillKind::kAlibi:
+            p.calcType = Param::PA_ENCODER;
+            p.maskType = Param::MASK_TYPE_ALIBI;
+            break;
     }
     return p;
 }
@@ -89,6 +94,22 @@ void FillFullMask(aclDataType dtype, int64_t tokens, uint8_t* data) {
     }
 }
 
+// An ALiBi mask [H, S, S] as models pass it (docs/spec/self_attention.md 3.4): slope_h (c - r) on and below
+// the diagonal, with the standard slopes 2^(-8 (h + 1) / H) for H a power of 2; above it the bias plus -10000
+// in fp16, -inf in bf16.
+void FillAlibiMask(aclDataType dtype, int64_t heads, int64_t tokens, uint8_t* data) {
+    const double above = dtype == ACL_BF16 ? -std::numeric_limits<double>::infinity() : -10000.0;
+    for (int64_t h = 0; h < heads; ++h) {
+        const double slope = std::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(heads));
+        for (int64_t r = 0; r < tokens; ++r) {
+            for (int64_t c = 0; c < tokens; ++c) {
+                const double bias = slope * static_cast<double>(c - r);
+                plan::StoreElement(data, dtype, (h * tokens + r) * tokens + c, c > r ? above + bias : bias);
+            }
+        }
+    }
+}
+
 // SLIDING_WINDOW_COMPRESS [512, 512] for window W (docs/spec/self_attention.md 3.6, tile pp = 128 for head
 // sizes up to 128, else 64): hidden where c > r or c <= r - W'.
 void FillWindowMask(const PrefillShape& s, uint8_t* data) {
@@ -112,6 +133,8 @@ void AddPackedInputs(const PrefillShape& s, BenchCall& call, std::mt19937_64& rn
         FillWindowMask(s, call.AddInput(Desc(s.dtype, {kWindowTile, kWindowTile})));
     } else if (s.kind == PrefillKind::kFullMask) {
         FillFullMask(s.dtype, n, call.AddInput(Desc(s.dtype, {1, n, n})));
+    } else if (s.kind == PrefillKind::kAlibi) {
+        FillAlibiMask(s.dtype, s.heads, n, call.AddInput(Desc(s.dtype, {s.heads, n, n})));
     } else if (s.kind != PrefillKind::kDense) {
         FillTriuMask(s.dtype, call.AddInput(Desc(s.dtype, {kTriuTile, kTriuTile})));
     }
@@ -181,6 +204,8 @@ std::string ShapeName(const PrefillShape& s) {
             return core::StrCat(s.family, " dense s", Lengths(s));
         case PrefillKind::kFullMask:
             return core::StrCat(s.family, " fullmask s", Lengths(s));
+        case PrefillKind::kAlibi:
+            return core::StrCat(s.family, " alibi s", Lengths(s));
         case PrefillKind::kCausal:
             break;
     }
