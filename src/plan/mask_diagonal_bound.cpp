@@ -19,7 +19,8 @@ template <class Bits>
 using Ordered = std::make_signed_t<Bits>;
 
 // The bits of an fp16 or bf16 (uint16_t) or fp32 (uint32_t) value as a signed integer that orders as the
-// values do, NaN aside (negative values' magnitude bits flipped); its own inverse.
+// values do (negative values' magnitude bits flipped); its own inverse. NaNs order beyond the infinity of
+// their sign.
 template <class Bits>
 Ordered<Bits> OrderOf(Bits bits) {
     const auto value = static_cast<Ordered<Bits>>(bits);
@@ -27,27 +28,27 @@ Ordered<Bits> OrderOf(Bits bits) {
     return static_cast<Ordered<Bits>>(value ^ ((value >> (8 * sizeof(Bits) - 1)) & kMagnitude));
 }
 
-// The least and greatest of a row's elements by their order, and whether one of them is NaN (its magnitude
-// bits above those of infinity, `infinity`). One pass of integer operations, which vectorise.
+// The least and greatest of a row's elements by their order: one pass of integer operations, which
+// vectorise. One of them is NaN iff the least orders below -infinity or the greatest above +infinity.
 template <class Bits>
 struct Extremes {
     Ordered<Bits> least = std::numeric_limits<Ordered<Bits>>::max();
     Ordered<Bits> greatest = std::numeric_limits<Ordered<Bits>>::min();
-    bool nan = false;
+
+    bool HasNaN(Bits infinity) const {
+        constexpr auto kSign = static_cast<Bits>(Bits{1} << (8 * sizeof(Bits) - 1));
+        return greatest > OrderOf(infinity) || least < OrderOf(static_cast<Bits>(infinity | kSign));
+    }
 };
 
 template <class Bits>
-Extremes<Bits> ExtremesOf(const Bits* row, int64_t begin, int64_t end, Bits infinity) {
-    constexpr auto kMagnitude = static_cast<Bits>(std::numeric_limits<Ordered<Bits>>::max());
+Extremes<Bits> ExtremesOf(const Bits* row, int64_t begin, int64_t end) {
     Extremes<Bits> found;
-    Bits nan = 0;
     for (int64_t j = begin; j < end; ++j) {
         const Ordered<Bits> order = OrderOf(row[j]);
         found.least = std::min(found.least, order);
         found.greatest = std::max(found.greatest, order);
-        nan |= static_cast<Bits>((row[j] & kMagnitude) > infinity);
     }
-    found.nan = nan != 0;
     return found;
 }
 
@@ -66,8 +67,8 @@ std::optional<double> RowGap(const TensorMask& m, const Bits* row, int64_t p, in
                              ToFloat toFloat) {
     const float own = TermOf(m, row[p], toFloat);
     if (!(own - own == 0.0f)) return std::nullopt;
-    const Extremes<Bits> above = ExtremesOf(row, p + 1, end, infinity);
-    if (above.nan) return std::nullopt;
+    const Extremes<Bits> above = ExtremesOf(row, p + 1, end);
+    if (above.HasNaN(infinity)) return std::nullopt;
     // Flags scale by a negative factor: the largest term is the least flag's.
     const Ordered<Bits> order = m.flags ? above.least : above.greatest;
     const auto highest =

@@ -180,6 +180,22 @@ TEST(MaskDiagonalBound, ANaNAboveADiagonalOrAnOwnTermNotFiniteGivesNoBound) {
         StoreElement(t.bytes.data(), ACL_FLOAT16, (2 * kSize + e.row) * kSize + e.column, e.value);
         EXPECT_EQ(GapOf(WithDiagonalBound(t.mask, Items(kSize, kSize, 0, 0), kThreads)), std::nullopt);
     }
+    // NaNs of either sign, in each width: the scan orders a negative NaN below -inf, a positive one above
+    // +inf.
+    for (const aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_FLOAT}) {
+        for (const uint32_t sign : {0u, 1u}) {
+            SCOPED_TRACE(testing::Message() << "dtype " << dtype << (sign ? " -NaN" : " +NaN"));
+            HeadedTensor t = Alibi(dtype, -10000.0);
+            const int64_t at = (kSize + 12) * kSize + 30;  // head 1, row 12, key 30
+            if (dtype == ACL_FLOAT) {
+                reinterpret_cast<uint32_t*>(t.bytes.data())[at] = 0x7FC00001u | sign << 31;
+            } else {
+                const uint16_t nan = dtype == ACL_FLOAT16 ? 0x7C01 : 0x7F81;
+                reinterpret_cast<uint16_t*>(t.bytes.data())[at] = static_cast<uint16_t>(nan | sign << 15);
+            }
+            EXPECT_EQ(GapOf(WithDiagonalBound(t.mask, Items(kSize, kSize, 0, 0), kThreads)), std::nullopt);
+        }
+    }
 }
 
 // Elements no item reads do not matter: rows past the items', keys past their kvEnd, heads of a mask without
