@@ -66,6 +66,10 @@ constexpr int kWideTileLanes = 4;
 // time in 64-key tiles asking a tile ahead, about 1.0x in 128-key tiles asking 32 keys ahead, 0.94-1.00x
 // asking 64 ahead; GQA 28/4 ones (7 lanes) 0.95-1.00x asking 64 ahead rather than a tile.
 constexpr int32_t kRequestDistance = 64;
+// How many keys ahead of a tile the lanes' rows of an ND tensor mask are requested (MaskRow): a mask with a
+// head dim (ALiBi [H, S, S]) gives each lane a row of its own, more streams than the hardware prefetcher
+// follows.
+constexpr int32_t kMaskRequestDistance = 128;
 // Items of at least this many lanes take the P.V of int8 values by int16 dot products (KernelCall::int8PV):
 // GQA 4 and 7 decode 0.91-0.93x the time of the fp32 FMAs; one lane (MHA) 1.02-1.05x and two (GQA 2)
 // 1.07x, where each lane's chain of dot products waits on the one before (BENCHMARKS.md).
@@ -906,13 +910,23 @@ class TaskRunner {
     // maskTiles), in fp32: a FRACTAL_NZ mask's a column tile at a time (16 keys side by side).
     void MaskRow(const KernelCall::MaskRows& m, int lane, int32_t j0, int32_t n, float* terms) const {
         const int64_t row = MaskRowStart(m, lane);
-        if (m.columnTile == 0) return MaskSpan(m, row + j0, n, terms);
+        if (m.columnTile == 0) {
+            RequestMaskElement(m, row + j0 + kMaskRequestDistance);
+            return MaskSpan(m, row + j0, n, terms);
+        }
         for (int32_t j = j0; j < j0 + n;) {
             const int32_t within = j % m.columnTile;
             const int32_t count = m.columnTile - within < j0 + n - j ? m.columnTile - within : j0 + n - j;
             MaskSpan(m, row + (j / m.columnTile) * m.columnTileStride + within, count, terms + (j - j0));
             j += count;
         }
+    }
+
+    // Asks for the cache line of mask element `at` (past the mask's end only near its last row: a request
+    // never faults).
+    static void RequestMaskElement(const KernelCall::MaskRows& m, int64_t at) {
+        const int64_t bytes = m.dtype == ACL_FLOAT ? 4 : 2;
+        __builtin_prefetch(static_cast<const char*>(m.data) + at * bytes);
     }
 
     // The element of the lane's mask row where key 0 (ND) or key 0's column tile (FRACTAL_NZ) starts.
