@@ -229,6 +229,24 @@ TEST_P(PrefillPathTest, AlibiMasksMeetThePrecisionStandard) {
     ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
 }
 
+// Compressed ALiBi (distance and square-root forms), whose terms the paths read from a table of the distances
+// (kernels/cpu/alibi_term_table.h): PA_ENCODER prefills in fp16 (HIGH_PRECISION, as ATB requires) and bf16,
+// and PREFIX_ENCODER prefills after 128-token prefixes, whose rows sit at other positions.
+TEST_P(PrefillPathTest, CompressedAlibiMeetsThePrecisionStandard) {
+    for (const auto mask : {Param::MASK_TYPE_ALIBI_COMPRESS, Param::MASK_TYPE_ALIBI_COMPRESS_SQRT}) {
+        for (const aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+            SCOPED_TRACE(std::string(mask == Param::MASK_TYPE_ALIBI_COMPRESS ? "distance " : "sqrt ") +
+                         (dtype == ACL_BF16 ? "bf16" : "fp16"));
+            Param p = Encoder(mask);
+            p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
+            TestCall call = MakeSaCall(p, MakeSaShape(128, {300, 129, 1}, dtype));
+            ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+            TestCall prefix = MakeSaCall(PrefixParam(mask), MakeSaShape(64, {37, 20, 129}, dtype));
+            ExpectMeetsTheStandard(prefix, ReferenceResult(prefix), 64);
+        }
+    }
+}
+
 TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalOfAnAlibiMaskIsNeverSkipped) {
     TestCall call = AlibiMaskPrefill(ACL_FLOAT16);
     ExpectANaNKeyAboveTheDiagonalKeepsItsRowsNaN(call);

@@ -528,8 +528,7 @@ class AmxColumnRunner {
         alignas(64) float rows[kColumnLanes * kColumnLanes] = {};
         const auto valid = static_cast<__mmask16>((1u << count) - 1u);
         for (int lane = 0; lane < lanes_; ++lane) {
-            const int64_t at = items_[g].maskBatch * m.batchStride + HeadOf(g, lane) * m.headStride +
-                               (items_[g].maskRow0 + RowOf(lane)) * m.rowStride + j;
+            const int64_t at = m.RowStart(items_[g], HeadOf(g, lane), RowOf(lane)) + j;
             V x;
             switch (m.dtype) {
                 case ACL_FLOAT16:

@@ -889,9 +889,7 @@ class AmxTaskRunner {
     // those in `valid` read.
     V MaskRowTerms(int lane, int32_t j, __mmask16 valid) const {
         const auto& m = call_.maskRows;
-        const plan::WorkItem& item = WorkItemOf(lane);
-        const int64_t at = item.maskBatch * m.batchStride + HeadOf(lane) * m.headStride +
-                           (item.maskRow0 + RowOf(lane)) * m.rowStride + j;
+        const int64_t at = m.RowStart(WorkItemOf(lane), HeadOf(lane), RowOf(lane)) + j;
         switch (m.dtype) {
             case ACL_FLOAT16:
                 return _mm512_cvtph_ps(

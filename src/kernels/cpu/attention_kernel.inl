@@ -931,9 +931,7 @@ class TaskRunner {
 
     // The element of the lane's mask row where key 0 (ND) or key 0's column tile (FRACTAL_NZ) starts.
     int64_t MaskRowStart(const KernelCall::MaskRows& m, int lane) const {
-        const plan::WorkItem& item = ItemOf(lane);
-        return item.maskBatch * m.batchStride + HeadOf(lane) * m.headStride +
-               (item.maskRow0 + RowOf(lane)) * m.rowStride;
+        return m.RowStart(ItemOf(lane), HeadOf(lane), RowOf(lane));
     }
 
     // n mask elements from element `at` of the mask, in fp32.

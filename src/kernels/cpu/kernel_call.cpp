@@ -11,6 +11,7 @@
 #include "core/cpu_features.h"
 #include "core/float16.h"
 #include "core/parallel.h"
+#include "kernels/cpu/alibi_term_table.h"
 #include "kernels/cpu/query_prescale.h"
 #include "plan/element.h"
 
@@ -228,7 +229,7 @@ int64_t PartialFloats(const AttentionPlan& plan, int lanes) {
 }
 
 struct Regions {
-    int64_t tasks, order, merges, partials, scratch, total;
+    int64_t tasks, order, merges, partials, termTable, scratch, total;
 };
 
 Regions RegionsFor(const AttentionPlan& plan, int threads, RowBlockWidth width) {
@@ -239,7 +240,8 @@ Regions RegionsFor(const AttentionPlan& plan, int threads, RowBlockWidth width) 
     r.order = r.tasks + AlignUp(counts.tasks * static_cast<int64_t>(sizeof(Task)));
     r.merges = r.order + AlignUp(counts.tasks * static_cast<int64_t>(sizeof(int32_t)));
     r.partials = r.merges + AlignUp(counts.merges * static_cast<int64_t>(sizeof(MergeStep)));
-    r.scratch = r.partials + AlignUp(counts.partials * PartialFloats(plan, counts.lanes) * 4);
+    r.termTable = r.partials + AlignUp(counts.partials * PartialFloats(plan, counts.lanes) * 4);
+    r.scratch = r.termTable + AlignUp(AlibiTermTableFloats(plan) * 4);
     r.total = r.scratch + AlignUp(layout.total * 4) * core::ResolveThreads(threads) + kAlign;
     return r;
 }
@@ -483,6 +485,8 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, RowBlockWidth wid
     if (call.valueDequant.scale != nullptr)
         call.value.shrink = 1.0f;  // raw int8 sums; the final scale shrinks
     call.mask = plan::KindOf(plan.mask);
+    if (AlibiTermTableFloats(plan) > 0)
+        call.maskRows = FillAlibiTermTable(plan, reinterpret_cast<float*>(base + regions.termTable), threads);
     if (const auto* causal = std::get_if<plan::CausalMask>(&plan.mask)) call.causal = *causal;
     if (const auto* mask = std::get_if<plan::TensorMask>(&plan.mask);
         mask != nullptr && !mask->flags && Floating(mask->dtype)) {

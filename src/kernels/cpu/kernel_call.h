@@ -205,14 +205,24 @@ struct KernelCall {
     // A tensor mask the kernels add row by row in vectors (fp16, bf16 or fp32; no flag scaling): element
     // (batch, head, row, key) at batch * batchStride + head * headStride + row * rowStride + key (ND), or +
     // (key / columnTile) * columnTileStride + key % columnTile (FRACTAL_NZ). maskRows holds an ND mask, which
-    // every runner reads so; maskTiles an NZ one, which the row runner reads tile by tile. data is null for
-    // every other mask, whose terms AddMaskTerms adds.
+    // every runner reads so; maskTiles an NZ one, which the row runner reads tile by tile. maskRows also
+    // holds a compressed ALiBi mask's term table (alibi_term_table.h). data is null for every other mask,
+    // whose terms AddMaskTerms adds.
     struct MaskRows {
         const void* data = nullptr;
         aclDataType dtype = ACL_DT_UNDEFINED;
         int64_t batchStride = 0, headStride = 0, rowStride = 0;
         int columnTile = 0;
         int64_t columnTileStride = 0;
+        // Rows are the queries' absolute positions (item.prefix + i), not the mask's rows (item.maskRow0 +
+        // i): the term table's.
+        bool rowsAtPositions = false;
+
+        // The element where the row of query row i of `item`, head h, starts.
+        int64_t RowStart(const plan::WorkItem& item, int64_t h, int64_t i) const {
+            const int64_t row = (rowsAtPositions ? item.prefix : item.maskRow0) + i;
+            return item.maskBatch * batchStride + h * headStride + row * rowStride;
+        }
     };
     MaskRows maskRows, maskTiles;
     bool clamp = false;
