@@ -229,19 +229,31 @@ TEST_P(PrefillPathTest, AlibiMasksMeetThePrecisionStandard) {
     ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
 }
 
-// Compressed ALiBi (distance and square-root forms), whose terms the paths read from a table of the distances
-// (kernels/cpu/alibi_term_table.h): PA_ENCODER prefills in fp16 (HIGH_PRECISION, as ATB requires) and bf16,
-// and PREFIX_ENCODER prefills after 128-token prefixes, whose rows sit at other positions.
+// Compressed ALiBi: the distance and square-root forms, whose terms the paths read from a table of the
+// distances (kernels/cpu/alibi_term_table.h), and the [H, rows, 128] tile, whose rows they read shifted by
+// each 128-key tile (KernelCall::MaskRows::shiftedTileKeys; MakeSaCall fills it with random values, the
+// in-tile part above the diagonal included). PA_ENCODER prefills in fp16 (HIGH_PRECISION, as ATB requires)
+// and bf16, and PREFIX_ENCODER prefills after 128-token prefixes, whose rows sit at other positions.
 TEST_P(PrefillPathTest, CompressedAlibiMeetsThePrecisionStandard) {
-    for (const auto mask : {Param::MASK_TYPE_ALIBI_COMPRESS, Param::MASK_TYPE_ALIBI_COMPRESS_SQRT}) {
+    struct Form {
+        const char* name;
+        Param::MaskType type;
+        SaMaskForm layout;
+    };
+    for (const Form& form : {Form{"distance", Param::MASK_TYPE_ALIBI_COMPRESS, SaMaskForm::kShared},
+                             Form{"sqrt", Param::MASK_TYPE_ALIBI_COMPRESS_SQRT, SaMaskForm::kShared},
+                             Form{"[H, rows, 128]", Param::MASK_TYPE_ALIBI_COMPRESS, SaMaskForm::kPerHead}}) {
         for (const aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
-            SCOPED_TRACE(std::string(mask == Param::MASK_TYPE_ALIBI_COMPRESS ? "distance " : "sqrt ") +
-                         (dtype == ACL_BF16 ? "bf16" : "fp16"));
-            Param p = Encoder(mask);
+            SCOPED_TRACE(std::string(form.name) + (dtype == ACL_BF16 ? " bf16" : " fp16"));
+            Param p = Encoder(form.type);
             p.kernelType = Param::KERNELTYPE_HIGH_PRECISION;
-            TestCall call = MakeSaCall(p, MakeSaShape(128, {300, 129, 1}, dtype));
+            SaShape shape = MakeSaShape(128, {300, 129, 1}, dtype);
+            shape.mask = form.layout;
+            TestCall call = MakeSaCall(p, shape);
             ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
-            TestCall prefix = MakeSaCall(PrefixParam(mask), MakeSaShape(64, {37, 20, 129}, dtype));
+            SaShape prefixShape = MakeSaShape(64, {37, 20, 129}, dtype);
+            prefixShape.mask = form.layout;
+            TestCall prefix = MakeSaCall(PrefixParam(form.type), prefixShape);
             ExpectMeetsTheStandard(prefix, ReferenceResult(prefix), 64);
         }
     }

@@ -871,7 +871,7 @@ class AmxTaskRunner {
                     __mmask16 hidden = _mm512_cmpgt_epi32_mask(j, p);
                     if (options_.window > 0) hidden |= _mm512_cmple_epi32_mask(j, behind);
                     x[i] = _mm512_mask_mov_ps(x[i], hidden, hideAll ? term : _mm512_add_ps(x[i], term));
-                } else if (call_.maskRows.data != nullptr) {
+                } else if (call_.maskRows.data != nullptr && call_.maskRows.shiftedTileKeys == 0) {
                     x[i] = Simd::AddMaskTerm(x[i], MaskRowTerms(lane, j0 + from, valid));
                 } else {
                     float* s = block.scores + lane * kBlockKeys + from;

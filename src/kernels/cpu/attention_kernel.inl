@@ -893,6 +893,7 @@ class TaskRunner {
     // sign, so NaN, inf and every other value count as terms.
     bool MaskRowZero(int lane, int32_t j0, int32_t n) const {
         const KernelCall::MaskRows& m = call_.maskRows;
+        if (m.shiftedTileKeys != 0) return false;  // ALiBi terms: zero on the diagonal only
         const int64_t at = MaskRowStart(m, lane) + j0;
         if (m.dtype == ACL_FLOAT) return BitsZero(static_cast<const uint32_t*>(m.data) + at, n, 0x7FFFFFFFu);
         return BitsZero(static_cast<const uint16_t*>(m.data) + at, n, uint16_t{0x7FFF});
@@ -910,6 +911,7 @@ class TaskRunner {
     // maskTiles), in fp32: a FRACTAL_NZ mask's a column tile at a time (16 keys side by side).
     void MaskRow(const KernelCall::MaskRows& m, int lane, int32_t j0, int32_t n, float* terms) const {
         const int64_t row = MaskRowStart(m, lane);
+        if (m.shiftedTileKeys != 0) return ShiftedMaskRow(m, lane, row, j0, n, terms);
         if (m.columnTile == 0) {
             RequestMaskElement(m, row + j0 + kMaskRequestDistance);
             return MaskSpan(m, row + j0, n, terms);
@@ -918,6 +920,26 @@ class TaskRunner {
             const int32_t within = j % m.columnTile;
             const int32_t count = m.columnTile - within < j0 + n - j ? m.columnTile - within : j0 + n - j;
             MaskSpan(m, row + (j / m.columnTile) * m.columnTileStride + within, count, terms + (j - j0));
+            j += count;
+        }
+    }
+
+    // MaskRow of the ALiBi tile (MaskRows::shiftedTileKeys), `row` the element where the query's row starts: a
+    // tile of keys at a time, from the row t rows before, or -inf where the tile starts after the query.
+    void ShiftedMaskRow(const KernelCall::MaskRows& m, int lane, int64_t row, int32_t j0, int32_t n,
+                        float* terms) const {
+        const int64_t position = ItemOf(lane).prefix + RowOf(lane);
+        const int32_t ahead = j0 + kMaskRequestDistance, aheadTile = ahead / m.shiftedTileKeys * m.shiftedTileKeys;
+        if (aheadTile <= position) RequestMaskElement(m, row - aheadTile * m.rowStride + (ahead - aheadTile));
+        for (int32_t j = j0; j < j0 + n;) {
+            const int32_t t = j / m.shiftedTileKeys * m.shiftedTileKeys;
+            const int32_t count = t + m.shiftedTileKeys - j < j0 + n - j ? t + m.shiftedTileKeys - j : j0 + n - j;
+            if (t > position) {
+                for (int32_t k = 0; k < count; ++k)
+                    terms[j - j0 + k] = kNegInf;
+            } else {
+                MaskSpan(m, row - t * m.rowStride + (j - t), count, terms + (j - j0));
+            }
             j += count;
         }
     }

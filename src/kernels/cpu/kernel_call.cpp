@@ -485,6 +485,18 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, RowBlockWidth wid
     if (call.valueDequant.scale != nullptr)
         call.value.shrink = 1.0f;  // raw int8 sums; the final scale shrinks
     call.mask = plan::KindOf(plan.mask);
+    if (const auto* tile = std::get_if<plan::AlibiTileMask>(&plan.mask);
+        tile != nullptr && tile->columnTile == 0 && Floating(tile->dtype)) {
+        call.maskRows = {tile->data,
+                         tile->dtype,
+                         0,
+                         tile->headStride,
+                         tile->rowStride,
+                         0,
+                         0,
+                         true,
+                         static_cast<int>(plan::AlibiTileMask::kTileKeys)};
+    }
     if (AlibiTermTableFloats(plan) > 0)
         call.maskRows = FillAlibiTermTable(plan, reinterpret_cast<float*>(base + regions.termTable), threads);
     if (const auto* causal = std::get_if<plan::CausalMask>(&plan.mask)) call.causal = *causal;

@@ -206,8 +206,9 @@ struct KernelCall {
     // (batch, head, row, key) at batch * batchStride + head * headStride + row * rowStride + key (ND), or +
     // (key / columnTile) * columnTileStride + key % columnTile (FRACTAL_NZ). maskRows holds an ND mask, which
     // every runner reads so; maskTiles an NZ one, which the row runner reads tile by tile. maskRows also
-    // holds a compressed ALiBi mask's term table (alibi_term_table.h). data is null for every other mask,
-    // whose terms AddMaskTerms adds.
+    // holds a compressed ALiBi mask's term table (alibi_term_table.h) and the ND [H, rows, 128] ALiBi tile
+    // (shiftedTileKeys, which the row and column runners read). data is null for every other mask, whose
+    // terms AddMaskTerms adds.
     struct MaskRows {
         const void* data = nullptr;
         aclDataType dtype = ACL_DT_UNDEFINED;
@@ -215,8 +216,12 @@ struct KernelCall {
         int columnTile = 0;
         int64_t columnTileStride = 0;
         // Rows are the queries' absolute positions (item.prefix + i), not the mask's rows (item.maskRow0 +
-        // i): the term table's.
+        // i): the term table's and the ALiBi tile's.
         bool rowsAtPositions = false;
+        // The ALiBi tile (plan::AlibiTileMask), 128 here, else 0: key j reads column j - t of the row t rows
+        // before the query's, t = j rounded down to a multiple of shiftedTileKeys; keys of tiles that start
+        // after the query's position are hidden (-inf).
+        int shiftedTileKeys = 0;
 
         // The element where the row of query row i of `item`, head h, starts.
         int64_t RowStart(const plan::WorkItem& item, int64_t h, int64_t i) const {
