@@ -112,6 +112,14 @@ class PrefillPathTest : public CpuPathFixture {
         EXPECT_EQ(PrecisionFailure(call, reference, headSize, 400), "");
     }
 
+    // Queries and keys times 150: scores spread over some ±10000 (qkScale 1/8), so a -10000 term no longer
+    // makes the hidden keys' weights 0 and the bound must keep every such key.
+    void ExpectScoresBeyondTheTermKeepTheHiddenKeys(TestCall call) {
+        ScaleElements(call.In("query"), 150.0);
+        ScaleElements(call.In("key"), 150.0);
+        ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+    }
+
     // Token 200's key (kv head 1) made NaN: hidden from rows 0-199 by a finite term, it still makes their
     // scores NaN in the reference, so the path must give the same NaN rows (skipping it would not).
     void ExpectANaNKeyAboveTheDiagonalKeepsItsRowsNaN(TestCall& call) {
@@ -150,13 +158,8 @@ TEST_P(PrefillPathTest, ModelMaskTilesMeetThePrecisionStandard) {
     }
 }
 
-// Queries and keys times 150: scores spread over some ±10000 (qkScale 1/8), so -10000 no longer makes the
-// hidden keys' weights 0 and the bound must keep every such key.
 TEST_P(PrefillPathTest, ScoresBeyondTheMaskTermKeepTheHiddenKeys) {
-    TestCall call = ModelPrefill(false, ACL_FLOAT16);
-    ScaleElements(call.In("query"), 150.0);
-    ScaleElements(call.In("key"), 150.0);
-    ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+    ExpectScoresBeyondTheTermKeepTheHiddenKeys(ModelPrefill(false, ACL_FLOAT16));
 }
 
 // The compressed causal tile: a NaN key above the diagonal keeps its rows NaN.
@@ -179,9 +182,7 @@ TEST_P(PrefillPathTest, ClampedScoresBoundTheHiddenKeysAsFarAsTheClampAllows) {
             param.clampType = Param::CLAMP_TYPE_MIN_MAX;
             param.clampMin = -limit;
             param.clampMax = limit;
-            ScaleElements(call.In("query"), 150.0);
-            ScaleElements(call.In("key"), 150.0);
-            ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+            ExpectScoresBeyondTheTermKeepTheHiddenKeys(call);
         }
     }
 }
@@ -206,10 +207,7 @@ TEST_P(PrefillPathTest, FullCausalMasksMeetThePrecisionStandard) {
             ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
         }
     }
-    TestCall call = FullMaskPrefill(ACL_FLOAT16);
-    ScaleElements(call.In("query"), 150.0);  // -10000 no longer hides: the bound keeps every key
-    ScaleElements(call.In("key"), 150.0);
-    ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+    ExpectScoresBeyondTheTermKeepTheHiddenKeys(FullMaskPrefill(ACL_FLOAT16));
 }
 
 TEST_P(PrefillPathTest, ANaNKeyAboveTheDiagonalOfAFullMaskIsNeverSkipped) {
@@ -223,10 +221,7 @@ TEST_P(PrefillPathTest, AlibiMasksMeetThePrecisionStandard) {
         TestCall call = AlibiMaskPrefill(dtype);
         ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
     }
-    TestCall call = AlibiMaskPrefill(ACL_FLOAT16);
-    ScaleElements(call.In("query"), 150.0);  // -10000 no longer hides: the bound keeps every key
-    ScaleElements(call.In("key"), 150.0);
-    ExpectMeetsTheStandard(call, ReferenceResult(call), 128);
+    ExpectScoresBeyondTheTermKeepTheHiddenKeys(AlibiMaskPrefill(ACL_FLOAT16));
 }
 
 // Compressed ALiBi: the distance and square-root forms, whose terms the paths read from a table of the
