@@ -294,6 +294,29 @@ void FoldDequantisation(KvView& view, FoldedDequant& folded) {
     view.offset = nullptr;
 }
 
+// The masks the kernels read by rows (KernelCall::maskRows, maskTiles): an unflagged float tensor mask, the
+// ND [H, rows, 128] ALiBi tile (rows shifted per 128-key tile), a compressed ALiBi mask's term table (filled
+// here, on `threads` threads).
+void SetMaskRows(const AttentionPlan& plan, float* termTable, int threads, KernelCall& call) {
+    if (const auto* mask = std::get_if<plan::TensorMask>(&plan.mask);
+        mask != nullptr && !mask->flags && Floating(mask->dtype)) {
+        const KernelCall::MaskRows rows{
+            mask->data,      mask->dtype,      mask->batchStride,     mask->headStride,
+            mask->rowStride, mask->columnTile, mask->columnTileStride};
+        (mask->columnTile == 0 ? call.maskRows : call.maskTiles) = rows;
+    } else if (const auto* tile = std::get_if<plan::AlibiTileMask>(&plan.mask);
+               tile != nullptr && tile->columnTile == 0 && Floating(tile->dtype)) {
+        call.maskRows.data = tile->data;
+        call.maskRows.dtype = tile->dtype;
+        call.maskRows.headStride = tile->headStride;
+        call.maskRows.rowStride = tile->rowStride;
+        call.maskRows.rowsAtPositions = true;
+        call.maskRows.shiftedTileKeys = static_cast<int>(plan::AlibiTileMask::kTileKeys);
+    } else if (AlibiTermTableFloats(plan) > 0) {
+        call.maskRows = FillAlibiTermTable(plan, termTable, threads);
+    }
+}
+
 // The most a key the mask hides above a row's diagonal (or behind its window) by a finite term can gain on
 // the row's own key through the terms: a causal mask's hidden value, a tensor mask's diagonal gap (-inf where
 // every such term is -inf); empty where the mask gives no such bound.
@@ -359,10 +382,10 @@ int32_t GroupEnd(const Task* tasks, int32_t count, int32_t begin) {
 // Whether the threads take the tasks in the schedule's order, an item's row blocks one after another: in
 // prefills whose threads keep what they computed for the item they last ran, its converted K and V tiles
 // (CachesKvTiles) or, where the mask's terms bound the keys it hides (SkipsBoundedTiles), its tiles' key
-// norms (KeyNormTag). A thread
-// holds one item's; taken side by side with the other kv heads' tasks (OrderTasks), every task found another
-// item's and computed its own again (on the Zen 4 host: fp16 512-token prefills 1.08-1.10x the time, 4k
-// windows over 16k tokens 1.18x in fp16 and 1.37x in bf16, causal 2k and 8k prefills up to 1.1x).
+// norms (KeyNormTag). A thread holds one item's; taken side by side with the other kv heads' tasks
+// (OrderTasks), every task found another item's and computed its own again (on the Zen 4 host: fp16
+// 512-token prefills 1.08-1.10x the time, 4k windows over 16k tokens 1.18x in fp16 and 1.37x in bf16, causal
+// 2k and 8k prefills up to 1.1x).
 bool KeepsItemOrder(const AttentionPlan& plan) {
     return CachesKvTiles(plan) || (SeveralRowBlocks(plan) && SkipsBoundedTiles(plan));
 }
@@ -485,28 +508,8 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, RowBlockWidth wid
     if (call.valueDequant.scale != nullptr)
         call.value.shrink = 1.0f;  // raw int8 sums; the final scale shrinks
     call.mask = plan::KindOf(plan.mask);
-    if (const auto* tile = std::get_if<plan::AlibiTileMask>(&plan.mask);
-        tile != nullptr && tile->columnTile == 0 && Floating(tile->dtype)) {
-        call.maskRows = {tile->data,
-                         tile->dtype,
-                         0,
-                         tile->headStride,
-                         tile->rowStride,
-                         0,
-                         0,
-                         true,
-                         static_cast<int>(plan::AlibiTileMask::kTileKeys)};
-    }
-    if (AlibiTermTableFloats(plan) > 0)
-        call.maskRows = FillAlibiTermTable(plan, reinterpret_cast<float*>(base + regions.termTable), threads);
     if (const auto* causal = std::get_if<plan::CausalMask>(&plan.mask)) call.causal = *causal;
-    if (const auto* mask = std::get_if<plan::TensorMask>(&plan.mask);
-        mask != nullptr && !mask->flags && Floating(mask->dtype)) {
-        const KernelCall::MaskRows rows{
-            mask->data,      mask->dtype,      mask->batchStride,     mask->headStride,
-            mask->rowStride, mask->columnTile, mask->columnTileStride};
-        (mask->columnTile == 0 ? call.maskRows : call.maskTiles) = rows;
-    }
+    SetMaskRows(plan, reinterpret_cast<float*>(base + regions.termTable), threads, call);
     call.clamp = plan.scale.clamp;
     call.clampMin = static_cast<float>(plan.scale.clampMin);
     call.clampMax = static_cast<float>(plan.scale.clampMax);
