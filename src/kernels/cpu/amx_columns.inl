@@ -141,8 +141,9 @@ class AmxColumnRunner {
   public:
     // Decode-shaped tasks whose dtypes tiles take (TilesTake): bf16, 7 to 16 lanes per item, no razor
     // offsets, and no mask but one read by rows (KernelCall::maskRows, not the ALiBi tile's shifted rows).
-    // Measured against the AVX-512 kernel (docs/decisions.md, "cpu:amx"): faster for bf16 from 7 lanes (GQA 7, speculative steps),
-    // slower for 4 lanes and for fp16, whose split operands double the staging and triple the score products.
+    // Measured against the AVX-512 kernel (docs/decisions.md, "cpu:amx"): faster for bf16 from 7 lanes
+    // (GQA 7, speculative steps), slower for 4 lanes and for fp16, whose split operands double the staging
+    // and triple the score products.
     static bool Takes(const KernelCall& call, const Task& task) {
         const int64_t lanes = Lanes(call.items[task.item], task);
         return TilesTake(call, task) && call.key.dtype == ACL_BF16 && lanes >= kColumnMinLanes &&

@@ -454,14 +454,15 @@ class AmxTaskRunner {
         return norm;
     }
 
-    // True when keys [j0, j0 + n) lie above every row's diagonal (or behind a causal window) and provably
-    // weigh exactly 0: each row sees its own position's key, whose logit is at least -s |q| |k_own|, while
-    // these keys' logits are at most s |q| |k| and their terms at most KernelCall::hiddenTermGap above the own
-    // key's (Cauchy-Schwarz, s the largest |row scale|, 2^-10 of slack for the fp32 dots); when the difference is below -104, e^difference is 0 in
-    // fp32 whatever the order of the online softmax, and the keys (finite) would only have added zeros; their
-    // values take no part, as keys of weight 0 never do. The result is then the same as when they are
-    // computed. Under clamp the difference is also at most clampMax - clampMin (KernelCall::logitSpan; the
-    // lesser bound is taken). Only the keys' norms are needed: a block skipped everywhere is never packed.
+    // True when keys [j0, j0 + n) lie above every row's diagonal (or behind a causal window) and
+    // provably weigh exactly 0: each row sees its own position's key, whose logit is at least
+    // -s |q| |k_own|, while these keys' logits are at most s |q| |k| and their terms at most
+    // KernelCall::hiddenTermGap above the own key's (Cauchy-Schwarz, s the largest |row scale|, 2^-10 of
+    // slack for the fp32 dots); when the difference is below -104, e^difference is 0 in fp32 whatever the
+    // order of the online softmax, and the keys (finite) would only have added zeros; their values take no
+    // part, as keys of weight 0 never do. The result is then the same as when they are computed. Under
+    // clamp the difference is also at most clampMax - clampMin (KernelCall::logitSpan; the lesser bound is
+    // taken). Only the keys' norms are needed: a block skipped everywhere is never packed.
     bool WeighsNothing(int32_t j0, int32_t n) {
         if (diagonalNorm_ < 0.0f) return false;
         const int64_t firstPos = item_.prefix + task_.rowBegin, lastPos = item_.prefix + task_.rowEnd - 1;
