@@ -700,22 +700,67 @@ class TaskRunner {
                 }
                 continue;
             }
-            const float* w = scores_ + int64_t{first + l0} * kTileKeys + t0;
-            float* acc = acc_ + int64_t{first + l0} * call_.dimVPad;
-            switch (count) {
-                case 1:
-                    AccumulateLanes<1>(w, m, acc, rows);
-                    break;
-                case 2:
-                    AccumulateLanes<2>(w, m, acc, rows);
-                    break;
-                case 3:
-                    AccumulateLanes<3>(w, m, acc, rows);
-                    break;
-                default:
-                    AccumulateLanes<kBlockLanes>(w, m, acc, rows);
-            }
+            if (WeightedKeysAccumulate(first + l0, count, m, t0, rows)) continue;
+            BlockAccumulate(count, scores_ + int64_t{first + l0} * kTileKeys + t0, m,
+                            acc_ + int64_t{first + l0} * call_.dimVPad, rows);
         }
+    }
+
+    // acc += weights * values for a block of `count` lanes over m keys (weight rows kTileKeys apart).
+    template <class Rows>
+    ATBX_INLINE void BlockAccumulate(int count, const float* w, int32_t m, float* acc, const Rows& values) {
+        switch (count) {
+            case 1:
+                return AccumulateLanes<1>(w, m, acc, values);
+            case 2:
+                return AccumulateLanes<2>(w, m, acc, values);
+            case 3:
+                return AccumulateLanes<3>(w, m, acc, values);
+            default:
+                return AccumulateLanes<kBlockLanes>(w, m, acc, values);
+        }
+    }
+
+    // ItemAccumulate's block of `count` lanes from `lane` over only the keys of the sub-tile [t0, t0 + m) that
+    // one of them weighs, for int8 QKV: its P quantisation rounds each weight below 1/254 of the tile's or the
+    // row's largest to 0, most of a long row's, and its int8 values are finite, so the keys every lane of the
+    // block weighs 0 add exactly nothing. The weights of the keys kept are gathered, the value rows read by
+    // key (KeyListRows). False, with nothing done, where fewer than a quarter of the keys would be left out:
+    // the block's plain product then costs less than the gather.
+    template <class Rows>
+    bool WeightedKeysAccumulate(int lane, int count, int32_t m, int32_t t0, const Rows& values) {
+        if (call_.quant == plan::QuantPolicy::Mode::kNone || !FiniteValues()) return false;
+        uint32_t bits[kTileKeys / kW];
+        const int32_t kept = WeightedKeyBits(lane, count, m, t0, bits);
+        if (4 * kept > 3 * m) return false;
+        int32_t keys[kTileKeys];
+        for (int32_t k0 = 0, i = 0; k0 < m; k0 += kW) {
+            for (uint32_t b = bits[k0 / kW]; b != 0; b &= b - 1)
+                keys[i++] = k0 + __builtin_ctz(b);
+        }
+        float weights[kBlockLanes * kTileKeys];
+        for (int l = 0; l < count; ++l) {
+            const float* w = scores_ + int64_t{lane + l} * kTileKeys + t0;
+            for (int32_t i = 0; i < kept; ++i)
+                weights[l * kTileKeys + i] = w[keys[i]];
+        }
+        BlockAccumulate(count, weights, kept, acc_ + int64_t{lane} * call_.dimVPad, KeyListRows<Rows>{values, keys});
+        return true;
+    }
+
+    // The keys of the sub-tile [t0, t0 + m) where one of `count` lanes from `lane` has a weight that is not 0
+    // (NaN included), as bits: bit i of bits[k] for key k * kW + i, counted from t0. Returns how many.
+    int32_t WeightedKeyBits(int lane, int count, int32_t m, int32_t t0, uint32_t* bits) const {
+        int32_t kept = 0;
+        for (int32_t k0 = 0; k0 < m; k0 += kW) {
+            uint32_t b = 0;
+            for (int l = 0; l < count; ++l)
+                b |= Simd::NonZeroBits(Simd::Load(scores_ + int64_t{lane + l} * kTileKeys + t0 + k0));
+            if (m - k0 < kW) b &= (1u << (m - k0)) - 1;
+            bits[k0 / kW] = b;
+            kept += __builtin_popcount(b);
+        }
+        return kept;
     }
 
     // ItemAccumulate's block of `count` lanes from `lane` by int16 dot products where each of them holds int16
@@ -1031,14 +1076,23 @@ class TaskRunner {
         if (call_.quant != plan::QuantPolicy::Mode::kNone && !QuantiseWeights(lane, n, tileMax, step.newMax)) {
             return ZeroWeights(s, padded);
         }
+        Field(kZeroWeight)[lane] = !FiniteValues() && AnyZeroWeight(s, n) ? 1.0f : 0.0f;
+        return true;
+    }
+
+    // Whether every value the tile's products read is finite: int8 values converted without a scale (a
+    // dequantisation's is folded into acc, FoldedDequant), so that a zero weight adds exactly nothing and no
+    // lane need go on its own for its zero weights (ItemAccumulate).
+    bool FiniteValues() const { return call_.value.dtype == ACL_INT8 && call_.value.scale == nullptr; }
+
+    static bool AnyZeroWeight(const float* s, int32_t n) {
         bool zero = false;
         int32_t t = 0;
         for (; t + kW <= n; t += kW)
             zero = zero || Simd::AnyZero(Simd::Load(s + t));
         for (; t < n; ++t)
             zero = zero || s[t] == 0.0f;
-        Field(kZeroWeight)[lane] = zero ? 1.0f : 0.0f;
-        return true;
+        return zero;
     }
 
     // Update's exp pass for a lane of int16 weights (int8 P.V, KernelCall::int8PV), per group of kL1TileKeys

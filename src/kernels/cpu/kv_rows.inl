@@ -154,6 +154,15 @@ struct ScratchRows {
     ATBX_INLINE ScratchRows Quiet() const { return *this; }
 };
 
+// ... or rows keys[i] of other rows as rows i (the keys a block of lanes weighs, WeightedKeysAccumulate) ...
+template <class Rows>
+struct KeyListRows {
+    const Rows& rows;
+    const int32_t* keys;
+    ATBX_INLINE V Load(int32_t i, int c) const { return rows.Load(keys[i], c); }
+    ATBX_INLINE void Request(int32_t i, int c) const { rows.Request(keys[i], c); }
+};
+
 // ... or the cache rows themselves, converted in registers as the arithmetic loads them, so that each row is
 // read once from the cache and nothing is stored (DirectRows says when). Row t starts at rows[t] + head
 // bytes; values are multiplied by the view's shrink where their dtype has one (kShrink). kTiled: FRACTAL_NZ

@@ -82,6 +82,10 @@ struct Simd {
     }
     static bool AnyNaN(V v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
     static bool AnyZero(V v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_EQ_OQ)) != 0; }
+    // Bit i set where lane i is not 0 (NaN included).
+    static uint32_t NonZeroBits(V v) {
+        return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NEQ_UQ)));
+    }
     // Every lane a >= b (false where either is NaN).
     static bool AllAtLeast(V a, V b) { return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GE_OQ)) == 0xFF; }
 

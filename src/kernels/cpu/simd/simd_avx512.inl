@@ -100,6 +100,8 @@ struct Simd {
     }
     static bool AnyNaN(V v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0; }
     static bool AnyZero(V v) { return _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_EQ_OQ) != 0; }
+    // Bit i set where lane i is not 0 (NaN included).
+    static uint32_t NonZeroBits(V v) { return _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NEQ_UQ); }
     // Every lane a >= b (false where either is NaN).
     static bool AllAtLeast(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ) == 0xFFFF; }
 

@@ -38,6 +38,8 @@ struct Simd {
     static V AddMaskTerm(V score, V term) { return term == -__builtin_inff() ? term : score + term; }
     static bool AnyNaN(V v) { return v != v; }
     static bool AnyZero(V v) { return v == 0.0f; }
+    // 1 where v is not 0 (NaN included).
+    static uint32_t NonZeroBits(V v) { return v != 0.0f ? 1u : 0u; }
     // Every lane a >= b (false where either is NaN).
     static bool AllAtLeast(V a, V b) { return a >= b; }
 
