@@ -368,12 +368,15 @@ TEST_P(PaQkvQuantTest, QuantisesPPerTileOf128Keys) {
     ExpectCpuPaths(call, dv, MaxContext(l));
 }
 
+// The last two: wide groups, 32 and 18 query heads per kv head.
 INSTANTIATE_TEST_SUITE_P(Modes, PaQkvQuantTest,
                          testing::Values(QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_BF16, 8, 2, false},
                                          QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_FLOAT16, 3, 1, false},
                                          QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_FLOAT16, 2, 2, false},
                                          QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_BF16, 4, 1, true},
-                                         QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_BF16, 5, 1, true}),
+                                         QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_BF16, 5, 1, true},
+                                         QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_FLOAT16, 32, 1, false},
+                                         QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_BF16, 18, 1, true}),
                          testing::PrintToStringParamName());
 
 }  // namespace
