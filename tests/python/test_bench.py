@@ -178,8 +178,9 @@ def test_features_smoke(atbx, tmp_path):
     assert doc["skipped"] == []
     check_document(doc, decode_work)
     rows = {row["feature"]: row for row in doc["rows"]}
-    assert len(rows) == len(doc["rows"]) == 21
-    assert {"main", "NZ caches", "KV-head compression, razor offsets", "QKV int8 online", "MLA"} <= rows.keys()
+    assert len(rows) == len(doc["rows"]) == 22
+    assert {"main", "NZ caches", "KV-head compression, razor offsets", "QKV int8 online", "MLA",
+            "MLA, QKV int8 online"} <= rows.keys()
     main = rows["main"]
     assert main["dtype"] == "fp16" and main["kv_byte_time_vs_main"] == 1.0
     for name, row in rows.items():

@@ -158,6 +158,8 @@ std::vector<DecodeShape> FeatureGrid(GridSize size) {
                              : With(Families()[0], 4, 4096, ACL_FLOAT16);
     if (smoke) base.blockSize = 16;
     const auto int8 = [](DecodeShape& s) { s.cache = ACL_INT8; };
+    const DecodeShape mla = With(smoke ? Family("smoke-mla8-d576/512", 8, 1, 576, 512, true) : Families()[5],
+                                 base.batch, base.context, ACL_FLOAT16);
     return {
         Feature(base, "main", [](DecodeShape&) {}),
         Feature(base, "bf16 caches", [](DecodeShape& s) { s.cache = ACL_BF16; }),
@@ -210,9 +212,12 @@ std::vector<DecodeShape> FeatureGrid(GridSize size) {
         Feature(base, "KV-head compression, razor offsets",
                 [](DecodeShape& s) { s.features.compress = P::COMPRESS_TYPE_KVHEAD_ROPE; }),
         Feature(base, "skipped batches", [](DecodeShape& s) { s.features.skipOddBatches = true; }),
-        Feature(With(smoke ? Family("smoke-mla8-d576/512", 8, 1, 576, 512, true) : Families()[5], base.batch,
-                     base.context, ACL_FLOAT16),
-                "MLA", [](DecodeShape&) {}),
+        Feature(mla, "MLA", [](DecodeShape&) {}),
+        Feature(mla, "MLA, QKV int8 online",
+                [&](DecodeShape& s) {
+                    int8(s);
+                    s.features.qkvQuant = P::TYPE_QUANT_QKV_ONLINE;
+                }),
     };
 }
 
