@@ -91,8 +91,9 @@ def prefill_work(row):
     elif dense:
         cached, lens, limit = 0, [int(dense.group(1))], None
     else:
-        # causal: the compressed tile, the full mask ("fullmask") or an ALiBi mask, the same visible keys
-        lengths = re.search(r"(?:causal|fullmask|alibi) s([\d+]+)", shape).group(1)
+        # causal: the compressed tile (also with int8 QKV), the full mask ("fullmask") or an ALiBi mask, the
+        # same visible keys
+        lengths = re.search(r"(?:causal|causal-qkv-int8|fullmask|alibi) s([\d+]+)", shape).group(1)
         cached, lens, limit = 0, [int(x) for x in lengths.split("+")], None
     pairs = 0
     for length in lens:

@@ -58,6 +58,12 @@ PrefillShape Alibi(PrefillShape s, int32_t tokens, aclDataType dtype) {
     return s;
 }
 
+PrefillShape Int8Qkv(PrefillShape s, int32_t tokens) {
+    s = Causal(s, {tokens}, ACL_INT8);
+    s.kind = PrefillKind::kInt8Qkv;
+    return s;
+}
+
 PrefillShape Window(PrefillShape s, int32_t window, int32_t tokens, aclDataType dtype) {
     s = Causal(s, {tokens}, dtype);
     s.kind = PrefillKind::kSlidingWindow;
@@ -104,6 +110,8 @@ std::vector<RowSpec> FullRows() {
             rows.push_back(PrefillRow(Prefix(f, 4096, 512, dtype)));
         rows.push_back(PrefillRow(Window(kGqa32, 4096, 16384, dtype)));
     }
+    for (const PrefillShape& f : {kGqa32, kGqa28, kD64})
+        rows.push_back(PrefillRow(Int8Qkv(f, 2048)));
     for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16, ACL_INT8}) {
         for (int32_t tokens : {32, 512, 2048, 8192, 16384})
             rows.push_back(RacRow(Rac("kv8-d128", tokens, dtype)));
@@ -125,6 +133,7 @@ std::vector<RowSpec> QuickRows() {
     rows.push_back(PrefillRow(Dense(kGqa32, 512, ACL_BF16)));
     rows.push_back(PrefillRow(FullMask(kGqa32, 512, ACL_FLOAT16)));
     rows.push_back(PrefillRow(Alibi(kGqa32, 512, ACL_BF16)));
+    rows.push_back(PrefillRow(Int8Qkv(kGqa32, 512)));
     rows.push_back(PrefillRow(Causal(kGqa32, {300, 150, 62}, ACL_FLOAT16)));
     rows.push_back(PrefillRow(Prefix(kGqa32, 1024, 128, ACL_FLOAT16)));
     rows.push_back(PrefillRow(Window(kGqa32, 256, 1024, ACL_BF16)));
@@ -151,6 +160,7 @@ std::vector<RowSpec> SmokeRows() {
             PrefillRow(Dense(gqa, 40, ACL_BF16)),
             PrefillRow(FullMask(gqa, 40, ACL_BF16)),
             PrefillRow(Alibi(gqa, 40, ACL_FLOAT16)),
+            PrefillRow(Int8Qkv(gqa, 40)),
             PrefillRow(Prefix(gqa, 128, 20, ACL_BF16)),
             PrefillRow(Window(gqa, 16, 100, ACL_FLOAT16)),
             PrefillRow(Causal(Family("smoke-mla8-d192/128", 8, 8, 192, 128, false), {30}, ACL_BF16)),

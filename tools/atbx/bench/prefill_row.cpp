@@ -20,6 +20,12 @@ constexpr int32_t kPrefixBlockSize =
     128;                              // PREFIX_ENCODER's kernel block size (docs/spec/self_attention.md 2.5)
 constexpr int64_t kTriuTile = 128;    // isTriuMask's causal tile
 constexpr int64_t kWindowTile = 512;  // SLIDING_WINDOW_COMPRESS's mask
+// int8 QKV: Q, K and V uniform in [-100, 100], so that a dot of head size 128 spreads over some +-40000 and
+// the logits (times qkScale 1/sqrt(128) and this descale) over some +-3.5, as real ones; values times
+// kValueDescale.
+constexpr double kInt8Range = 100.0;
+constexpr float kQkDescale = 1e-3f;
+constexpr float kValueDescale = 0.01f;
 
 int64_t NewTokens(const PrefillShape& s) {
     return std::accumulate(s.seqLens.begin(), s.seqLens.end(), int64_t{0});
@@ -65,8 +71,30 @@ Param MakeParam(const PrefillShape& s) {
             p.calcType = Param::PA_ENCODER;
             p.maskType = Param::MASK_TYPE_ALIBI;
             break;
+        case PrefillKind::kInt8Qkv:
+            p.calcType = Param::PA_ENCODER;
+            p.maskType = Param::MASK_TYPE_NORM;
+            p.isTriuMask = 1;
+            p.quantType = Param::TYPE_QUANT_QKV_ONLINE;
+            p.outDataType = ACL_FLOAT16;
+            break;
     }
     return p;
+}
+
+// The output's dtype, and the mask's: int8 QKV writes fp16 (outDataType).
+aclDataType OutputType(const PrefillShape& s) {
+    return s.kind == PrefillKind::kInt8Qkv ? ACL_FLOAT16 : s.dtype;
+}
+
+// Per head: a descale and a zero offset (int8 QKV's qkDescale, qkOffset, vpvDescale, vpvOffset).
+void AddInt8QkvScales(const PrefillShape& s, BenchCall& call) {
+    for (const float descale : {kQkDescale, kValueDescale}) {
+        auto* scales = reinterpret_cast<float*>(call.AddInput(Desc(ACL_FLOAT, {s.heads})));
+        std::fill(scales, scales + s.heads, descale);
+        auto* offsets = reinterpret_cast<int32_t*>(call.AddInput(Desc(ACL_INT32, {s.heads})));
+        std::fill(offsets, offsets + s.heads, 0);
+    }
 }
 
 // Masked entries hold -10000 in fp16 masks and the flag 1 in bf16 masks (docs/spec/self_attention.md 3.4).
@@ -126,9 +154,10 @@ void FillWindowMask(const PrefillShape& s, uint8_t* data) {
 
 void AddPackedInputs(const PrefillShape& s, BenchCall& call, std::mt19937_64& rng) {
     const int64_t n = NewTokens(s);
-    call.AddRandomInput(Desc(s.dtype, {n, s.heads, s.headSize}), -1.0, 1.0, rng());
-    call.AddRandomInput(Desc(s.dtype, {n, s.kvHeads, s.headSize}), -1.0, 1.0, rng());
-    if (!s.mla) call.AddRandomInput(Desc(s.dtype, {n, s.kvHeads, s.headSizeV}), -1.0, 1.0, rng());
+    const double range = s.dtype == ACL_INT8 ? kInt8Range : 1.0;
+    call.AddRandomInput(Desc(s.dtype, {n, s.heads, s.headSize}), -range, range, rng());
+    call.AddRandomInput(Desc(s.dtype, {n, s.kvHeads, s.headSize}), -range, range, rng());
+    if (!s.mla) call.AddRandomInput(Desc(s.dtype, {n, s.kvHeads, s.headSizeV}), -range, range, rng());
     if (s.kind == PrefillKind::kSlidingWindow) {
         FillWindowMask(s, call.AddInput(Desc(s.dtype, {kWindowTile, kWindowTile})));
     } else if (s.kind == PrefillKind::kFullMask) {
@@ -136,9 +165,10 @@ void AddPackedInputs(const PrefillShape& s, BenchCall& call, std::mt19937_64& rn
     } else if (s.kind == PrefillKind::kAlibi) {
         FillAlibiMask(s.dtype, s.heads, n, call.AddInput(Desc(s.dtype, {s.heads, n, n})));
     } else if (s.kind != PrefillKind::kDense) {
-        FillTriuMask(s.dtype, call.AddInput(Desc(s.dtype, {kTriuTile, kTriuTile})));
+        FillTriuMask(OutputType(s), call.AddInput(Desc(OutputType(s), {kTriuTile, kTriuTile})));
     }
     call.AddHostInt32(s.seqLens);
+    if (s.kind == PrefillKind::kInt8Qkv) AddInt8QkvScales(s, call);
 }
 
 void AddPrefixInputs(const PrefillShape& s, BenchCall& call, std::mt19937_64& rng) {
@@ -167,7 +197,7 @@ BenchCall MakeCall(const PrefillShape& s, uint64_t seed, perf::Pages pages) {
     } else {
         AddPackedInputs(s, call, rng);
     }
-    call.AddOutput(Desc(s.dtype, {NewTokens(s), s.heads, s.headSizeV}));
+    call.AddOutput(Desc(OutputType(s), {NewTokens(s), s.heads, s.headSizeV}));
     return call;
 }
 
@@ -206,6 +236,8 @@ std::string ShapeName(const PrefillShape& s) {
             return core::StrCat(s.family, " fullmask s", Lengths(s));
         case PrefillKind::kAlibi:
             return core::StrCat(s.family, " alibi s", Lengths(s));
+        case PrefillKind::kInt8Qkv:
+            return core::StrCat(s.family, " causal-qkv-int8 s", Lengths(s));
         case PrefillKind::kCausal:
             break;
     }
@@ -246,10 +278,11 @@ RowSpec PrefillRow(const PrefillShape& s) {
     const int64_t kvChannels = int64_t{s.kvHeads} * (s.headSize + (s.mla ? 0 : s.headSizeV));
     const int64_t readKvTokens = NewTokens(s) + static_cast<int64_t>(s.seqLens.size()) * s.prefix;
     row.kvBytes = readKvTokens * kvChannels * element;
-    row.bytes = row.kvBytes + NewTokens(s) * s.heads * (s.headSize + s.headSizeV) * element;
+    const int64_t queryAndOutputBytes =
+        NewTokens(s) * s.heads * (s.headSize * element + s.headSizeV * DataTypeSize(OutputType(s)));
+    row.bytes = row.kvBytes + queryAndOutputBytes;
     row.flops = 2.0 * s.heads * (s.headSize + s.headSizeV) * VisiblePairs(s);
-    row.layerBytes =
-        kvTokens * kvChannels * element + NewTokens(s) * s.heads * (s.headSize + s.headSizeV) * element;
+    row.layerBytes = kvTokens * kvChannels * element + queryAndOutputBytes;
     row.make = [s](uint64_t seed, perf::Pages pages) { return MakeCall(s, seed, pages); };
     row.peer = PeerShape(s);
     return row;

@@ -1,6 +1,6 @@
 // SelfAttention prefill rows: causal PA_ENCODER prefills (one sequence or a batch of mixed lengths; the
-// causal tile, the full causal mask, or an ALiBi mask), a PREFIX_ENCODER prefill over a paged prefix, and a
-// sliding-window prefill.
+// causal tile, the full causal mask, or an ALiBi mask; int8 QKV), a PREFIX_ENCODER prefill over a paged
+// prefix, and a sliding-window prefill.
 #ifndef ATBX_TOOLS_ATBX_BENCH_PREFILL_ROW_H
 #define ATBX_TOOLS_ATBX_BENCH_PREFILL_ROW_H
 
@@ -20,6 +20,7 @@ enum class PrefillKind {
     kDense,          // PA_ENCODER without a mask: every key of the sequence (what causal rows compare with)
     kFullMask,       // PA_ENCODER, the full [1, S, S] NORM mask many models pass in place of the causal tile
     kAlibi,          // PA_ENCODER, an ALiBi mask [H, S, S] (each head's bias, hidden above the diagonal)
+    kInt8Qkv,        // kCausal with int8 Q, K and V (QUANT_QKV_ONLINE, per-head descales; fp16 out and mask)
 };
 
 struct PrefillShape {
