@@ -87,9 +87,10 @@ void OuterProduct(const float* a, int64_t aRow, int64_t aCol, int32_t rows, cons
 }
 
 // Per-lane arrays of the column runner, P floats each: the logit factors of LaneField, the softmax state,
-// and per tile the lanes' maxima, shifts and rescale factors.
+// and per tile the lanes' maxima, shifts and rescale factors, and int8 QKV's factors of its weights
+// (TaskRunner::WeightFactors).
 enum ColumnField { kColDotMul, kColRazorMul, kColPostMul, kColBias, kColQueryMul, kColMax, kColSum, kColTileMax,
-                   kColShift, kColRescale, kColumnFields };
+                   kColShift, kColRescale, kColWeightMul, kColOutMul, kColumnFields };
 static_assert(kColumnFields == kLaneColumnFields, "kernel_call.h sizes the column runner's lane arrays");
 
 // What a tile's softmax step found: a real lane sees a key, a lane's factor is not 1.
@@ -109,14 +110,16 @@ class ColumnRunner : TaskRunner<kMasked> {
     using Base::keys_;
     using Base::query_;
     using Base::razor_;
+    using Base::int16Rows_;
     using Base::scores_;
     using Base::task_;
     using Base::values_;
 
   public:
-    // Whether the task runs here: vectors of at least 8 lanes, no int8 QKV (whose P quantisation goes lane by
-    // lane), items of KernelCall::columnItemLanes lanes or more (prefill row blocks, wide GQA and speculative
-    // steps; from 16 lanes on cpu:avx2 and for bf16 dot products, and for cpu:avx512's fp16 caches where the
+    // Whether the task runs here: vectors of at least 8 lanes, int8 QKV only by int16 pair products
+    // (KernelCall::int8Pairs: in columns on fp32 products it measured 1.0-1.3x the row runner's time), items
+    // of KernelCall::columnItemLanes lanes or more (prefill row blocks, wide GQA and speculative steps; from
+    // 16 lanes on cpu:avx2 and for bf16 dot products, and for cpu:avx512's fp16 caches where the
     // lanes fill whole vectors: KernelCall::columnLaneMultiple), over kColumnMinKeys keys or more, or fewer
     // where the row runner's staged key tile would not fit L1 (heads wider than kRowMaxDim: MLA's 576, whose
     // 128 lanes would read each staged tile from L2 32 times). The choice depends on the item alone, not on how
@@ -128,7 +131,8 @@ class ColumnRunner : TaskRunner<kMasked> {
         const int itemLanes = call.items[task.item].headCount * (task.rowEnd - task.rowBegin);
         const bool wide = itemLanes >= call.columnItemLanes &&
                           (itemLanes >= kColumnItemLanes || itemLanes % call.columnLaneMultiple == 0);
-        return kW >= 8 && call.quant == plan::QuantPolicy::Mode::kNone && wide &&
+        const bool quant = call.quant != plan::QuantPolicy::Mode::kNone;
+        return kW >= 8 && (!quant || (Simd::kInt16Values && call.int8Pairs)) && wide &&
                (task.kvEnd - task.kvBegin >= kColumnMinKeys || call.dimPad > kRowMaxDim);
     }
 
@@ -142,12 +146,13 @@ class ColumnRunner : TaskRunner<kMasked> {
           laneColumns_(scratch + call.layout.laneColumns),
           scoresT_(scratch + call.layout.scoreColumns),
           valuePairs_(reinterpret_cast<uint32_t*>(scratch + call.layout.pairColumns)),
-          weightPairs_(valuePairs_ + int64_t{(kL1TileKeys + 1) / 2} * call.dimVPad),
+          weightPairs_(valuePairs_ + int64_t{(call.tileKeys + 1) / 2} * call.dimVPad),
           kvTiles_(scratch + call.layout.kvTiles),
           kvTileKeys_(scratch + call.layout.kvTileKeys),
           kvTileValues_(scratch + call.layout.kvTileValues),
           valueRows_(int64_t{call.tileKeys} * call.dimVPad <= int64_t{kTileKeys} * call.dimPad ? Base::keys_
-                                                                                                : values_) {}
+                                                                                                : values_),
+          lazyRescale_(call.quant == plan::QuantPolicy::Mode::kNone ? kLazyRescale : 0.0f) {}
 
     void Run() {
         if (items_[0].zeroOutput) return Base::StoreZeros();
@@ -214,6 +219,7 @@ class ColumnRunner : TaskRunner<kMasked> {
         for (int64_t i = 0; i < int64_t{call_.dimVPad} * width_; i += kW)
             Simd::Store(accT_ + i, Simd::Zero());
         if (call_.bf16Dots) return InitQueryPairs();
+        if (call_.int8Pairs) return InitInt16QueryPairs();
         InitQueryColumns();
     }
 
@@ -286,6 +292,16 @@ class ColumnRunner : TaskRunner<kMasked> {
         TransposeWords(lane, width_, call_.headDim / 2, reinterpret_cast<float*>(queryPairs_), width_);
     }
 
+    // queryPairs_[p][lane]: channels 2p and 2p + 1 of the lane's int8 QKV query as int16 (TaskRunner's
+    // QuantiseQueries, integers taken as they are), 0 for padded lanes.
+    void InitInt16QueryPairs() {
+        const auto lane = [this](int i) {
+            return i < itemLanes_ ? reinterpret_cast<const char*>(int16Rows_ + int64_t{lane0_ + i} * call_.dimPad)
+                                  : nullptr;
+        };
+        TransposeWords(lane, width_, call_.headDim / 2, reinterpret_cast<float*>(queryPairs_), width_);
+    }
+
     // out[j * ldo + i] = 32-bit word j of row i for i < m (a multiple of kW) and j < n, the rows given by
     // rowAt(i) (null: a row of zeros): kW x kW blocks transposed in registers (moves only: fp32 values and
     // bf16 pairs pass bit for bit), the last n % kW words of each row one by one, so that nothing past a
@@ -343,7 +359,9 @@ class ColumnRunner : TaskRunner<kMasked> {
     // The tile for the selected item: S^T, the softmax step, acc^T += V^T W.
     void ItemTile(const TileRows& rows, int32_t j0, bool partial) {
         const int32_t n = rows.n;
-        if (!PairScores(rows)) {
+        if (call_.int8Pairs) {
+            Int16PairScores(rows);
+        } else if (!PairScores(rows)) {
             if (!queryTransposed_[item_]) InitQueryColumns();
             const float* keys = KeyTile(rows, j0);
             OuterProduct<false>(keys, call_.dimPad, 1, n, queryT_, width_, call_.dimPad, scoresT_, width_, vectors_);
@@ -371,6 +389,10 @@ class ColumnRunner : TaskRunner<kMasked> {
     ValueTile LoadValues(const TileRows& rows, int32_t j0) {
         const int32_t n = rows.n;
         if (Simd::kBf16Dots && call_.bf16PV && PackSmallBf16Values(rows)) return {.finite = true, .pairs = true};
+        if (call_.int8Pairs) {
+            PackInt8Values(rows);
+            return {.finite = true, .pairs = true};
+        }
         const RowsAhead ahead{rows.nextValue, rows.next};
         if (kvTileStates_ != nullptr) {
             const int64_t tile = KvTile(j0);
@@ -411,6 +433,45 @@ class ColumnRunner : TaskRunner<kMasked> {
             return ScaleScores<true>(rows.n);
         } else {
             return false;
+        }
+    }
+
+    // S^T of int8 QKV by int16 pair products of the int16 query pairs with each key row widened to int16 (in
+    // keys_, free until the tile's values), times each lane's query factor as PairScores' raw dots; each block
+    // of kRequestKeys keys asks for the same keys of the next tile.
+    void Int16PairScores(const TileRows& rows) {
+        if constexpr (Simd::kInt16Values) {
+            using S = typename DependentSimd<kMasked>::Type;
+            const int64_t head = HeadBytes(call_.key);
+            auto* words = reinterpret_cast<int16_t*>(keys_);
+            const char* keyRows[kTileKeys];
+            for (int32_t t = 0; t < rows.n; ++t) {
+                S::Int8ToInt16(reinterpret_cast<const int8_t*>(rows.key[t] + head), call_.headDim,
+                               words + int64_t{t} * call_.dimPad);
+                keyRows[t] = reinterpret_cast<const char*>(words + int64_t{t} * call_.dimPad);
+            }
+            for (int32_t t0 = 0; t0 < rows.n; t0 += kRequestKeys) {
+                const int32_t m = rows.n - t0 < kRequestKeys ? rows.n - t0 : kRequestKeys;
+                for (int32_t t = t0; t < t0 + m && t < rows.next; ++t)
+                    RequestRow(rows.nextKey[t] + head, call_.headDim);
+                S::template Int16PairProduct<false>(keyRows + t0, 4, m, queryPairs_, width_, call_.headDim / 2,
+                                                    nullptr, scoresT_ + int64_t{t0} * width_, width_, vectors_);
+            }
+            ScaleScores<true>(rows.n);
+        }
+    }
+
+    // The tile's int8 value rows as the words of keys 2p and 2p + 1 per channel (valuePairs_ [n / 2][dimV],
+    // channel order), an odd last key paired with 0.
+    void PackInt8Values(const TileRows& rows) {
+        if constexpr (Simd::kInt16Values) {
+            using S = typename DependentSimd<kMasked>::Type;
+            const int64_t head = HeadBytes(call_.value);
+            const auto row = [&rows, head](int32_t t) {
+                return t < rows.n ? reinterpret_cast<const int8_t*>(rows.value[t] + head) : nullptr;
+            };
+            for (int32_t t = 0; t < rows.n; t += 2)
+                S::Int8PairRow(row(t), row(t + 1), call_.headDimV, valuePairs_ + int64_t{t / 2} * call_.headDimV);
         }
     }
 
@@ -553,10 +614,11 @@ class ColumnRunner : TaskRunner<kMasked> {
         for (int v = 0; v < width_; v += kW) {
             const V rescale = Simd::Exp(Simd::Load(Column(kColRescale) + v));
             const V shift = Simd::Load(Column(kColShift) + v);
-            const V sum = pairs ? WeightPairs(n, v, shift) : Weights(n, v, shift);
+            const V sum = pairs && !call_.int8Pairs ? WeightPairs(n, v, shift) : Weights(n, v, shift);
             Simd::Store(Column(kColSum) + v, Simd::MulAdd(Simd::Load(Column(kColSum) + v), rescale, sum));
             Simd::Store(Column(kColRescale) + v, rescale);
         }
+        if (call_.int8Pairs) StepPairs(n);
         if (steps.rescaled) {
             for (int c = 0; c < call_.headDimV; ++c) {
                 float* row = accT_ + int64_t{c} * width_;
@@ -586,6 +648,40 @@ class ColumnRunner : TaskRunner<kMasked> {
             return small;
         }
         return false;
+    }
+
+    // int8 QKV: every lane's weights of the tile as their integer steps (TaskRunner::WeightFactors and Steps;
+    // padded lanes and lanes the tile adds nothing to take 0), the words of keys 2p and 2p + 1 per lane in
+    // weightPairs_ (an odd last key paired with 0), each lane's output factor in kColOutMul. The sums keep the
+    // weights before, as the reference's do.
+    void StepPairs(int32_t n) {
+        if constexpr (Simd::kInt16Values) {
+            using S = typename DependentSimd<kMasked>::Type;
+            float* weightMul = Column(kColWeightMul);
+            float* outMul = Column(kColOutMul);
+            for (int lane = 0; lane < width_; ++lane) {
+                weightMul[lane] = outMul[lane] = 0.0f;
+                if (lane < itemLanes_) {
+                    Base::WeightFactors(lane0_ + lane, Column(kColTileMax)[lane], Column(kColMax)[lane],
+                                        weightMul[lane], outMul[lane]);
+                }
+            }
+            for (int v = 0; v < width_; v += kW) {
+                const V p = Simd::Load(weightMul + v);
+                V nan = Simd::Zero();  // NaN in the lanes holding a NaN step, else 0
+                const auto step = [&](int32_t t) {
+                    if (t >= n) return Simd::Zero();
+                    const V q = Base::template Steps<Simd>(Simd::Load(scoresT_ + int64_t{t} * width_ + v), p);
+                    nan = Simd::Or(nan, Simd::Sub(q, q));
+                    return q;
+                };
+                for (int32_t t = 0; t < n; t += 2)
+                    S::StoreInt16Pairs(step(t), step(t + 1), weightPairs_ + int64_t{t / 2} * width_ + v);
+                // A NaN weight has no integer step: its lane's output factor becomes NaN, so that the lane's
+                // outputs are NaN as the reference's are.
+                Simd::Store(outMul + v, Simd::Add(Simd::Load(outMul + v), nan));
+            }
+        }
     }
 
     // The fp32 weights e^(logit - shift) of the tile's keys for the lanes of vector v, in place in S^T; returns
@@ -618,7 +714,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     // Per lane, from its old reference maximum and the tile's: the reference maximum the lane's weights are
     // taken against, its shift, and the exponent of its rescale factor (0: 1; -inf: 0; NaN: NaN), so that one
     // vector exp gives every lane's factor. The reference moves only when the tile's maximum exceeds it by
-    // more than kLazyRescale (or it is -inf, NaN or +inf, with StepSoftmax's semantics): weights then reach
+    // more than lazyRescale_ (or it is -inf, NaN or +inf, with StepSoftmax's semantics): weights then reach
     // e^kLazyRescale at most, l and acc still describe the same softmax (m, l, acc merge as any other state),
     // and the pass over acc^T is skipped in most tiles. A lane that has seen only -inf keeps shift 0, so its
     // weights exp(-inf) are 0. Returns whether a real lane is visible and whether acc^T needs rescaling.
@@ -633,7 +729,7 @@ class ColumnRunner : TaskRunner<kMasked> {
         for (int v = 0; v < width_; v += kW) {
             const V reference = Simd::Load(max + v);
             if (Simd::AllAtLeast(reference, Simd::Set(-__FLT_MAX__)) &&
-                Simd::AllAtLeast(Simd::Add(reference, Simd::Set(kLazyRescale)), Simd::Load(tileMax + v))) {
+                Simd::AllAtLeast(Simd::Add(reference, Simd::Set(lazyRescale_)), Simd::Load(tileMax + v))) {
                 Simd::Store(shift + v, reference);
                 Simd::Store(exponent + v, Simd::Zero());
                 steps.visible = true;  // every vector holds a real lane
@@ -658,7 +754,7 @@ class ColumnRunner : TaskRunner<kMasked> {
             } else if (top == kNegInf && oldMax == kNegInf) {
                 shift[lane] = exponent[lane] = 0.0f;
                 continue;
-            } else if (oldMax != kNegInf && top <= oldMax + kLazyRescale) {
+            } else if (oldMax != kNegInf && top <= oldMax + lazyRescale_) {
                 shift[lane] = oldMax;
                 exponent[lane] = 0.0f;
             } else {
@@ -676,7 +772,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     // for the product and added afterwards lane by lane where the weight is not 0.
     void Accumulate(const TileRows& rows, ValueTile values) {
         const int32_t n = rows.n;
-        if (values.pairs) return PairAccumulate(rows);
+        if (values.pairs) return call_.int8Pairs ? Int16PairAccumulate(rows) : PairAccumulate(rows);
         if (!values.finite) ZeroNonFiniteRows(n);
         OuterProduct<true>(values.rows, 1, call_.dimVPad, call_.headDimV, scoresT_, width_, n, accT_, width_,
                            vectors_);
@@ -707,6 +803,32 @@ class ColumnRunner : TaskRunner<kMasked> {
                     channels[i] = reinterpret_cast<const char*>(valuePairs_ + S::PairPosition(c0 + i, dimV));
                 S::template PairProduct<true>(channels, int64_t{4} * dimV, count, weightPairs_, width_, pairs,
                                               accT_ + int64_t{c0} * width_, width_, vectors_);
+            }
+        }
+    }
+
+    // acc^T += V^T W for int8 QKV by int16 pair products of the value words (PackInt8Values) with the weight
+    // words (StepPairs), the int32 sums times each lane's output factor; each block of channels asks for its
+    // share of the next tile's value rows.
+    void Int16PairAccumulate(const TileRows& rows) {
+        if constexpr (Simd::kInt16Values) {
+            using S = typename DependentSimd<kMasked>::Type;
+            const int32_t pairs = (rows.n + 1) / 2;
+            const int dimV = call_.headDimV;
+            const int64_t head = HeadBytes(call_.value);
+            constexpr int kChannels = 16;  // rows of C per call
+            const char* channels[kChannels];
+            int32_t requested = 0;
+            for (int c0 = 0; c0 < dimV; c0 += kChannels) {
+                const int count = dimV - c0 < kChannels ? dimV - c0 : kChannels;
+                const auto due = static_cast<int32_t>(int64_t{rows.next} * (c0 + count) / dimV);
+                for (; requested < due; ++requested)
+                    RequestRow(rows.nextValue[requested] + head, dimV);
+                for (int i = 0; i < count; ++i)
+                    channels[i] = reinterpret_cast<const char*>(valuePairs_ + c0 + i);
+                S::template Int16PairProduct<true>(channels, int64_t{4} * dimV, count, weightPairs_, width_, pairs,
+                                                   Column(kColOutMul), accT_ + int64_t{c0} * width_, width_,
+                                                   vectors_);
             }
         }
     }
@@ -769,5 +891,8 @@ class ColumnRunner : TaskRunner<kMasked> {
     // steps 0.96-0.99x the time); values_ where a tile of values would not fit there.
     float* const valueRows_;
     uint8_t* kvTileStates_ = nullptr;  // OpenKvTiles: the tiles' KvTileStates, null where the task keeps no copy
+    // kLazyRescale, or 0 for int8 QKV, whose P quantisation takes the weights against each row's maximum so
+    // far (the reference's): the reference then moves with every rise.
+    const float lazyRescale_;
     bool queryTransposed_[kMaxGroupLanes / kMinColumnItemLanes] = {};  // Q^T built (InitQueryColumns), per item
 };

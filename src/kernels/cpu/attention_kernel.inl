@@ -1170,8 +1170,18 @@ class TaskRunner {
     // int8 P.V as the reference defines it (kernels/ref/attention_ref.cpp): the weights become int8 steps
     // times the output factor. False when the tile adds nothing.
     bool QuantiseWeights(int lane, int32_t n, float tileMax, float newMax) {
+        float pFactor = 1.0f, outFactor = 1.0f;
+        if (!WeightFactors(lane, tileMax, newMax, pFactor, outFactor)) return false;
+        QuantiseRow(scores_ + int64_t{lane} * kTileKeys, n, pFactor, outFactor);
+        return true;
+    }
+
+    // The lane's int8 P quantisation of the tile whose largest logit is tileMax, newMax the lane's maximum
+    // with it: a weight w becomes clamp(round(fp16(w * pFactor)), -128, 127) * outFactor (the online modes
+    // step by the tile's or the row's largest weight, kWeightMax). False, factors untouched, when the tile
+    // adds nothing (every key hidden, online modes).
+    bool WeightFactors(int lane, float tileMax, float newMax, float& pFactor, float& outFactor) {
         const int64_t head = HeadOf(lane);
-        float pFactor = 0.0f, outFactor = 0.0f;
         switch (call_.quant) {
             case plan::QuantPolicy::Mode::kPagedOnline: {
                 if (tileMax == kNegInf) return false;
@@ -1199,33 +1209,35 @@ class TaskRunner {
                 outFactor = call_.vDescale[head] * call_.pScale[head];
                 break;
             case plan::QuantPolicy::Mode::kNone:
-                return true;
+                break;
         }
-        QuantiseRow(scores_ + int64_t{lane} * kTileKeys, n, pFactor, outFactor);
         return true;
     }
 
     // s[t] = clamp(round(fp16(s[t] * pFactor)), -128, 127) * outFactor for t < n, in vectors where the path
-    // rounds to fp16 in registers (the same bits as the element at a time: one fp16 rounding of an fp32
-    // value, then to the nearest integer, ties to even). Element by element through the out-of-line fp16
-    // rounding, int8 QKV decode took 3-4x the time of fp16 decode.
+    // rounds to fp16 in registers (Steps). Element by element through the out-of-line fp16 rounding, int8
+    // QKV decode took 3-4x the time of fp16 decode.
     template <class S = Simd>
     static void QuantiseRow(float* s, int32_t n, float pFactor, float outFactor) {
         int32_t t = 0;
         if constexpr (S::kStoresHalf) {
-            const typename S::V p = S::Set(pFactor), out = S::Set(outFactor), low = S::Set(-128.0f),
-                                high = S::Set(127.0f);
-            for (; t + kW <= n; t += kW) {
-                // Max and Min return their second operand on NaN, so a NaN weight stays NaN.
-                const typename S::V q = S::RoundToInteger(S::RoundToHalf(S::Mul(S::Load(s + t), p)));
-                S::Store(s + t, S::Mul(S::Min(high, S::Max(low, q)), out));
-            }
+            const typename S::V p = S::Set(pFactor), out = S::Set(outFactor);
+            for (; t + kW <= n; t += kW)
+                S::Store(s + t, S::Mul(Steps<S>(S::Load(s + t), p), out));
         }
         for (; t < n; ++t) {
             float q = __builtin_nearbyintf(RoundToHalf(s[t] * pFactor));
             q = q < -128.0f ? -128.0f : (q > 127.0f ? 127.0f : q);
             s[t] = q * outFactor;
         }
+    }
+
+    // clamp(round(fp16(w * p)), -128, 127), on a path that rounds to fp16 in registers: the same bits as the
+    // element at a time (one fp16 rounding of an fp32 value, then to the nearest integer, ties to even).
+    template <class S>
+    static typename S::V Steps(typename S::V w, typename S::V p) {
+        // Max and Min return their second operand on NaN, so a NaN weight stays NaN.
+        return S::Min(S::Set(127.0f), S::Max(S::Set(-128.0f), S::RoundToInteger(S::RoundToHalf(S::Mul(w, p)))));
     }
 
     void StoreOutput() {

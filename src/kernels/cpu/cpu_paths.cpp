@@ -27,6 +27,7 @@ std::optional<std::string> Refusal(std::initializer_list<Feature> needed, const 
 KernelCall Avx512Call(const plan::AttentionPlan& plan, int threads, RowBlockWidth width, void* workspace) {
     KernelCall call = PrepareCall(plan, threads, width, workspace);
     call.int8Dots = call.int8Dots && core::HostCpu().avx512vnni;
+    call.int8Pairs = call.int8Pairs && core::HostCpu().avx512vnni;
     call.int8PV = call.int8PV && core::HostCpu().avx512vnni;
     return call;
 }

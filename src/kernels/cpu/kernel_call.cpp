@@ -209,7 +209,8 @@ ScratchLayout LayoutFor(const AttentionPlan& plan, int lanes, int64_t width) {
     layout.scoreColumns = take(kTileKeys * width);
     layout.accColumns = take(dimVPad * width);
     layout.laneColumns = take(kLaneColumnFields * width);
-    layout.pairColumns = take((kL1TileKeys + 1) / 2 * (dimVPad + width));
+    const int64_t pairKeys = plan.quant.enabled() ? kTileKeys : kL1TileKeys;
+    layout.pairColumns = take((pairKeys + 1) / 2 * (dimVPad + width));
     const int64_t tiles = (LongestItemKeys(plan) + kL1TileKeys - 1) / kL1TileKeys;
     layout.keyNorms = take(kKeyNormTagFloats + tiles);
     layout.queryElements = take(kQueryTagFloats + lanes * dimPad);
@@ -333,6 +334,25 @@ float RoundedUp(double value) {
     return rounded < value ? std::nextafter(rounded, __builtin_inff()) : rounded;
 }
 
+// Whether int8 QKV's P quantisation leaves a weight of 0 exactly 0 for every head: its factors finite (0
+// times an infinite one is NaN, which the reference keeps: an OFFLINE pScale of 0, a vDescale of inf).
+bool QuantKeepsZeroWeights(const AttentionPlan& plan) {
+    const plan::QuantPolicy& quant = plan.quant;
+    int64_t heads = 0;
+    for (const WorkItem& item : plan.items)
+        heads = std::max<int64_t>(heads, item.headBegin + item.headCount);
+    const auto finite = [](float x) { return x - x == 0.0f; };
+    for (int64_t h = 0; h < heads; ++h) {
+        if (!finite(quant.vDescale[h])) return false;
+        if (quant.mode == plan::QuantPolicy::Mode::kSelfOffline &&
+            !(finite(1.0f / quant.pScale[h]) && finite(quant.vDescale[h] * quant.pScale[h]))) {
+            return false;
+        }
+        if (quant.mode == plan::QuantPolicy::Mode::kPagedOffline && !finite(quant.pScale[h])) return false;
+    }
+    return true;
+}
+
 // Int8 QKV keys are bounded like float ones (their logits are exact integer dots times the head's descale,
 // which the lanes' scale holds); but their online P quantisation keeps the largest weight of the tiles
 // before, which a tile behind a window (computed before the row's own key) can set: only the upper
@@ -341,8 +361,9 @@ bool SkipsBoundedTiles(const AttentionPlan& plan) {
     const auto* causal = std::get_if<plan::CausalMask>(&plan.mask);
     const bool windowed = causal != nullptr && causal->window > 0;
     const bool rawKeys = !plan.key.dequantised();
-    const bool keys = plan.quant.enabled() ? plan.key.dtype == ACL_INT8 && rawKeys && !windowed
-                                           : Floating(plan.key.dtype) && rawKeys;
+    const bool keys = plan.quant.enabled()
+                          ? plan.key.dtype == ACL_INT8 && rawKeys && !windowed && QuantKeepsZeroWeights(plan)
+                          : Floating(plan.key.dtype) && rawKeys;
     return HiddenTermGap(plan).has_value() && plan.scale.razorOffset == nullptr && keys;
 }
 
@@ -559,6 +580,9 @@ KernelCall PrepareCall(const AttentionPlan& plan, int threads, RowBlockWidth wid
     call.int8PV = call.value.dtype == ACL_INT8 && call.value.channelTile == 0 &&
                   call.value.scale == nullptr && call.headDimV % 32 == 0 && call.headDimV == call.dimVPad &&
                   call.quant == plan::QuantPolicy::Mode::kNone;
+    call.int8Pairs = call.quant != plan::QuantPolicy::Mode::kNone && call.int8Dots &&
+                     call.value.dtype == ACL_INT8 && call.value.channelTile == 0 &&
+                     call.value.scale == nullptr;
     call.bf16PV = core::HostCpu().avx512bf16 && call.value.dtype == ACL_BF16 && call.value.channelTile == 0 &&
                   call.value.scale == nullptr && call.valueDequant.scale == nullptr &&
                   call.headDimV == call.dimVPad && call.quant == plan::QuantPolicy::Mode::kNone &&

@@ -97,8 +97,9 @@ struct ScratchLayout {
     int64_t scoreColumns = 0;  // [T, P] S^T: logits, then weights
     int64_t accColumns = 0;    // [dimVPad, P] acc^T
     int64_t laneColumns = 0;   // [kLaneColumnFields, P] per-lane factors and softmax state
-    int64_t pairColumns =
-        0;  // bf16PV: [T1 / 2, dimVPad] value pairs, then [T1 / 2, P] weight pairs (T1 = kL1TileKeys)
+    // bf16PV, int8Pairs: [T1 / 2, dimVPad] value pairs, then [T1 / 2, P] weight pairs (T1 = the call's
+    // tileKeys: kL1TileKeys, or kTileKeys for int8 QKV)
+    int64_t pairColumns = 0;
     int64_t keyNorms = 0;       // skipsBoundedTiles: a KeyNormTag, then [tiles] (KeyNormTag says what)
     int64_t queryElements = 0;  // !queryDirect: a QueryTag, then [L, dimPad] (QueryTag says what)
     int64_t int16Query = 0;     // [L, dimPad] int16 queries in kQueryStep steps (int8Dots), or raw bf16
@@ -172,7 +173,7 @@ enum LaneField {
     kWeightStep,
     kLaneFields = kWeightStep + kWeightGroups
 };
-inline constexpr int kLaneColumnFields = 10;  // the column runner's per-lane arrays (attention_columns.inl)
+inline constexpr int kLaneColumnFields = 12;  // the column runner's per-lane arrays (attention_columns.inl)
 
 // The dequantisation of an int8 cache (DEQUANT_FUSION), kept out of the inner loops: scale s and offset o per
 // (kv head, channel), fp32 [kvHeads * headDim], or null. Keys: the query is multiplied by s and each dot gets
@@ -287,6 +288,10 @@ struct KernelCall {
     // nothing quantises the weights otherwise (QKV quant). cpu:avx512 only (Simd::kInt16Values), which clears
     // the flag where the CPU lacks AVX512-VNNI.
     bool int8PV = false;
+    // The column runner may take int8 QKV items by int16 pair products, both Q.K and P.V (its weights as
+    // their integer steps): int8Dots' keys and int8 values of contiguous channels without a scale. cpu:avx512
+    // only (Simd::kInt16Values), which clears the flag where the CPU lacks AVX512-VNNI.
+    bool int8Pairs = false;
     // Items of this many lanes or more run in the column runner: kColumnItemLanes, or kMinColumnItemLanes
     // where the path sets it: cpu:avx512 where bf16Dots holds (its dot products pay for the columns from one
     // vector of lanes) or the caches are fp16 (see columnLaneMultiple), and cpu:avx2 (its row runner's blocks

@@ -572,6 +572,118 @@ struct Simd {
         }
     }
 
+    // Int16 pair products (AVX512-VNNI; int8 QKV in the column runner), PairBlock's blocks: A's pairs are
+    // words of two int16 (a key's channel pairs, or a channel's value pairs of two keys), B's 16 lanes' words
+    // (query channel pairs, or integer weight pairs of two keys). Each instruction adds two exact products to
+    // an int32 sum: exact for int8 QKV's dots (at most 4096 channels of at most 2^14) and P.V tiles (128 keys
+    // of weights and values of at most 128). The sums go to C as fp32: stored, or with kAddC added to C times
+    // `scale`'s lanes (the P.V's output factor of each lane).
+    template <int NI, int NV, bool kAddC>
+    __attribute__((target("avx512vnni"))) static void Int16PairBlock(const char* const* rows, int64_t pairStride,
+                                                                      const uint32_t* b, int64_t ldb, int32_t pairs,
+                                                                      const float* scale, float* c, int64_t ldc) {
+        __m512i acc[NI][NV];
+        for (int i = 0; i < NI; ++i) {
+            for (int v = 0; v < NV; ++v)
+                acc[i][v] = _mm512_setzero_si512();
+        }
+        int32_t p = 0;
+        do {
+            __m512i row[NV];
+            for (int v = 0; v < NV; ++v)
+                row[v] = _mm512_loadu_si512(b + p * ldb + v * 16);
+            for (int i = 0; i < NI; ++i) {
+                int32_t pair;
+                __builtin_memcpy(&pair, rows[i] + p * pairStride, sizeof(pair));
+                const __m512i x = _mm512_set1_epi32(pair);
+                for (int v = 0; v < NV; ++v)
+                    acc[i][v] = _mm512_dpwssd_epi32(acc[i][v], x, row[v]);
+            }
+        } while (++p < pairs);
+        for (int i = 0; i < NI; ++i) {
+            for (int v = 0; v < NV; ++v) {
+                float* out = c + i * ldc + v * 16;
+                const V sum = _mm512_cvtepi32_ps(acc[i][v]);
+                _mm512_storeu_ps(out, kAddC ? _mm512_fmadd_ps(sum, _mm512_loadu_ps(scale + v * 16),
+                                                              _mm512_loadu_ps(out))
+                                            : sum);
+            }
+        }
+    }
+
+    // Rows [0, n) of C over NV vectors, as PairRows.
+    template <int NV, bool kAddC>
+    __attribute__((target("avx512vnni"))) static void Int16PairRows(const char* const* rows, int64_t pairStride,
+                                                                     int32_t n, const uint32_t* b, int64_t ldb,
+                                                                     int32_t pairs, const float* scale, float* c,
+                                                                     int64_t ldc) {
+        int32_t i = 0;
+        if constexpr (NV == 1) {
+            for (; i + 8 <= n; i += 8)
+                Int16PairBlock<8, NV, kAddC>(rows + i, pairStride, b, ldb, pairs, scale, c + i * ldc, ldc);
+        }
+        for (; i + 4 <= n; i += 4)
+            Int16PairBlock<4, NV, kAddC>(rows + i, pairStride, b, ldb, pairs, scale, c + i * ldc, ldc);
+        for (; i + 2 <= n; i += 2)
+            Int16PairBlock<2, NV, kAddC>(rows + i, pairStride, b, ldb, pairs, scale, c + i * ldc, ldc);
+        if (i < n) Int16PairBlock<1, NV, kAddC>(rows + i, pairStride, b, ldb, pairs, scale, c + i * ldc, ldc);
+    }
+
+    // Rows [0, n) of C over `vectors` vectors of lanes, in groups of at most 4 vectors.
+    template <bool kAddC>
+    __attribute__((target("avx512vnni"))) static void Int16PairProduct(const char* const* rows, int64_t pairStride,
+                                                                        int32_t n, const uint32_t* b, int64_t ldb,
+                                                                        int32_t pairs, const float* scale, float* c,
+                                                                        int64_t ldc, int vectors) {
+        for (int v0 = 0; v0 < vectors; v0 += 4) {
+            const float* s = kAddC ? scale + v0 * 16 : nullptr;
+            switch (vectors - v0 < 4 ? vectors - v0 : 4) {
+                case 1:
+                    Int16PairRows<1, kAddC>(rows, pairStride, n, b + v0 * 16, ldb, pairs, s, c + v0 * 16, ldc);
+                    break;
+                case 2:
+                    Int16PairRows<2, kAddC>(rows, pairStride, n, b + v0 * 16, ldb, pairs, s, c + v0 * 16, ldc);
+                    break;
+                case 3:
+                    Int16PairRows<3, kAddC>(rows, pairStride, n, b + v0 * 16, ldb, pairs, s, c + v0 * 16, ldc);
+                    break;
+                default:
+                    Int16PairRows<4, kAddC>(rows, pairStride, n, b + v0 * 16, ldb, pairs, s, c + v0 * 16, ldc);
+            }
+        }
+    }
+
+    // out[c] = in[c] as int16 for c < n, a multiple of 32.
+    static void Int8ToInt16(const int8_t* in, int n, int16_t* out) {
+        for (int c = 0; c < n; c += 32)
+            _mm512_storeu_si512(out + c,
+                                _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + c))));
+    }
+
+    // out[c] = the word a[c] | b[c] << 16 of two int8 rows as int16 (b null: 0), c < n, in channel order.
+    static void Int8PairRow(const int8_t* a, const int8_t* b, int n, uint32_t* out) {
+        const __m512i low = _mm512_set1_epi32(0xFFFF);
+        int c = 0;
+        for (; c + 16 <= n; c += 16) {
+            const __m512i first = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + c)));
+            const __m512i second =
+                b != nullptr ? _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + c)))
+                             : _mm512_setzero_si512();
+            _mm512_storeu_si512(out + c,
+                                _mm512_or_si512(_mm512_and_si512(first, low), _mm512_slli_epi32(second, 16)));
+        }
+        for (; c < n; ++c) {
+            const auto high = b != nullptr ? static_cast<uint32_t>(static_cast<uint16_t>(b[c])) << 16 : 0u;
+            out[c] = static_cast<uint16_t>(a[c]) | high;
+        }
+    }
+
+    // out[i] = the word first[i] | second[i] << 16 of two vectors of integer-valued floats within int16.
+    static void StoreInt16Pairs(V first, V second, uint32_t* out) {
+        const __m512i low = _mm512_and_si512(_mm512_cvtps_epi32(first), _mm512_set1_epi32(0xFFFF));
+        _mm512_storeu_si512(out, _mm512_or_si512(low, _mm512_slli_epi32(_mm512_cvtps_epi32(second), 16)));
+    }
+
     // The weights of two keys for 16 lanes rounded to bf16 and interleaved per lane (the first key's in the low
     // half of each 32-bit word: the pairs the bf16 P.V multiplies); adds both rounded weights to `total`, summed
     // by the bf16 dot instruction against ones, so that the sum holds exactly the weights the product uses.
