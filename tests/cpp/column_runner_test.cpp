@@ -364,6 +364,33 @@ TEST_P(ColumnRunnerTest, RawDotsBeyondFloatRangeMeetThePrecisionStandard) {
     ExpectMeetsTheStandard(call, 128, 300);
 }
 
+// int8 QKV prefills (on cpu:avx512 by int16 pair products in columns), both P quantisations, causal.
+TEST_P(ColumnRunnerTest, Int8QkvPrefillsMeetThePrecisionStandard) {
+    for (const auto quant : {SaParam::TYPE_QUANT_QKV_ONLINE, SaParam::TYPE_QUANT_QKV_OFFLINE}) {
+        SCOPED_TRACE(quant == SaParam::TYPE_QUANT_QKV_ONLINE ? "online" : "offline");
+        SaParam p = Encoder(SaParam::MASK_TYPE_NORM_COMPRESS);
+        p.isTriuMask = 1;
+        p.quantType = quant;
+        p.outDataType = ACL_BF16;
+        TestCall call = MakeSaCall(p, MakeSaShape(128, {300, 129, 1}, ACL_BF16));
+        UseModelMaskTile(call);
+        ExpectMeetsTheStandard(call, 128, 300);
+    }
+}
+
+// int8 QKV OFFLINE with a head's pScale 0: its weights of 0 have no step (0 times 1 / 0), so the reference's
+// outputs of that head's rows are NaN, the other heads' finite; a path must not round the missing steps to 0.
+TEST_P(ColumnRunnerTest, Int8QkvWeightsWithoutAStepGiveTheReferencesClasses) {
+    SaParam p = Encoder(SaParam::MASK_TYPE_NORM_COMPRESS);
+    p.isTriuMask = 1;
+    p.quantType = SaParam::TYPE_QUANT_QKV_OFFLINE;
+    p.outDataType = ACL_FLOAT16;
+    TestCall call = MakeSaCall(p, MakeSaShape(128, {300}, ACL_FLOAT16));
+    UseModelMaskTile(call);
+    SetElement(call.In("pScale"), 0, 0.0);
+    ExpectTheReferencesClasses(call, Path());
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, ColumnRunnerTest, testing::ValuesIn(CpuPaths()), PathName);
 
 }  // namespace
