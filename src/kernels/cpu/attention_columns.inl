@@ -218,8 +218,7 @@ class ColumnRunner : TaskRunner<kMasked> {
         }
         for (int64_t i = 0; i < int64_t{call_.dimVPad} * width_; i += kW)
             Simd::Store(accT_ + i, Simd::Zero());
-        if (call_.bf16Dots) return InitQueryPairs();
-        if (call_.int8Pairs) return InitInt16QueryPairs();
+        if (call_.bf16Dots || call_.int8Pairs) return InitQueryPairs();
         InitQueryColumns();
     }
 
@@ -282,22 +281,15 @@ class ColumnRunner : TaskRunner<kMasked> {
         queryTransposed_[item_] = true;
     }
 
-    // queryPairs_[p][lane]: channels 2p and 2p + 1 of the lane's raw bf16 query (the 32-bit word p of its
-    // row), 0 for padded lanes.
+    // queryPairs_[p][lane]: channels 2p and 2p + 1 of the lane's query (the 32-bit word p of its row): the raw
+    // bf16 query, or int8 QKV's as int16 (TaskRunner's QuantiseQueries, integers taken as they are); 0 for
+    // padded lanes.
     void InitQueryPairs() {
         const auto* query = static_cast<const uint16_t*>(call_.query);
-        const auto lane = [this, query](int i) {
-            return i < itemLanes_ ? reinterpret_cast<const char*>(query + Base::QueryOffset(lane0_ + i)) : nullptr;
-        };
-        TransposeWords(lane, width_, call_.headDim / 2, reinterpret_cast<float*>(queryPairs_), width_);
-    }
-
-    // queryPairs_[p][lane]: channels 2p and 2p + 1 of the lane's int8 QKV query as int16 (TaskRunner's
-    // QuantiseQueries, integers taken as they are), 0 for padded lanes.
-    void InitInt16QueryPairs() {
-        const auto lane = [this](int i) {
-            return i < itemLanes_ ? reinterpret_cast<const char*>(int16Rows_ + int64_t{lane0_ + i} * call_.dimPad)
-                                  : nullptr;
+        const auto lane = [this, query](int i) -> const char* {
+            if (i >= itemLanes_) return nullptr;
+            if (call_.int8Pairs) return reinterpret_cast<const char*>(int16Rows_ + int64_t{lane0_ + i} * call_.dimPad);
+            return reinterpret_cast<const char*>(query + Base::QueryOffset(lane0_ + i));
         };
         TransposeWords(lane, width_, call_.headDim / 2, reinterpret_cast<float*>(queryPairs_), width_);
     }
@@ -421,24 +413,32 @@ class ColumnRunner : TaskRunner<kMasked> {
             const char* keyRows[kTileKeys];
             for (int32_t t = 0; t < rows.n; ++t)
                 keyRows[t] = rows.key[t] + head;
-            for (int32_t t0 = 0; t0 < rows.n; t0 += kRequestKeys) {
-                const int32_t m = rows.n - t0 < kRequestKeys ? rows.n - t0 : kRequestKeys;
-                for (int32_t t = t0; t < t0 + m && t < rows.next; ++t)
-                    RequestRow(rows.nextKey[t] + head, int64_t{call_.headDim} * 2);
-                DependentSimd<kMasked>::Type::template PairProduct<false>(keyRows + t0, 4, m, queryPairs_, width_,
-                                                                          call_.headDim / 2,
-                                                                          scoresT_ + int64_t{t0} * width_, width_,
-                                                                          vectors_);
-            }
+            ScoresByPairs(rows, keyRows, [&](const char* const* keys, int32_t m, float* scores) {
+                DependentSimd<kMasked>::Type::template PairProduct<false>(keys, 4, m, queryPairs_, width_,
+                                                                          call_.headDim / 2, scores, width_, vectors_);
+            });
             return ScaleScores<true>(rows.n);
         } else {
             return false;
         }
     }
 
+    // S^T by `product(keys, m, scores)` of the key rows keyRows (channel pairs) with queryPairs_,
+    // kRequestKeys keys at a time, each block asking for the same keys of the next tile.
+    template <class Product>
+    void ScoresByPairs(const TileRows& rows, const char* const* keyRows, Product product) {
+        const int64_t head = HeadBytes(call_.key);
+        const int64_t bytes = int64_t{call_.headDim} * call_.key.elementBytes;
+        for (int32_t t0 = 0; t0 < rows.n; t0 += kRequestKeys) {
+            const int32_t m = rows.n - t0 < kRequestKeys ? rows.n - t0 : kRequestKeys;
+            for (int32_t t = t0; t < t0 + m && t < rows.next; ++t)
+                RequestRow(rows.nextKey[t] + head, bytes);
+            product(keyRows + t0, m, scoresT_ + int64_t{t0} * width_);
+        }
+    }
+
     // S^T of int8 QKV by int16 pair products of the int16 query pairs with each key row widened to int16 (in
-    // keys_, free until the tile's values), times each lane's query factor as PairScores' raw dots; each block
-    // of kRequestKeys keys asks for the same keys of the next tile.
+    // keys_, free until the tile's values), times each lane's query factor as PairScores' raw dots.
     void Int16PairScores(const TileRows& rows) {
         if constexpr (Simd::kInt16Values) {
             using S = typename DependentSimd<kMasked>::Type;
@@ -450,13 +450,10 @@ class ColumnRunner : TaskRunner<kMasked> {
                                words + int64_t{t} * call_.dimPad);
                 keyRows[t] = reinterpret_cast<const char*>(words + int64_t{t} * call_.dimPad);
             }
-            for (int32_t t0 = 0; t0 < rows.n; t0 += kRequestKeys) {
-                const int32_t m = rows.n - t0 < kRequestKeys ? rows.n - t0 : kRequestKeys;
-                for (int32_t t = t0; t < t0 + m && t < rows.next; ++t)
-                    RequestRow(rows.nextKey[t] + head, call_.headDim);
-                S::template Int16PairProduct<false>(keyRows + t0, 4, m, queryPairs_, width_, call_.headDim / 2,
-                                                    nullptr, scoresT_ + int64_t{t0} * width_, width_, vectors_);
-            }
+            ScoresByPairs(rows, keyRows, [&](const char* const* keys, int32_t m, float* scores) {
+                S::template Int16PairProduct<false>(keys, 4, m, queryPairs_, width_, call_.headDim / 2, nullptr,
+                                                    scores, width_, vectors_);
+            });
             ScaleScores<true>(rows.n);
         }
     }
@@ -789,47 +786,49 @@ class ColumnRunner : TaskRunner<kMasked> {
             using S = typename DependentSimd<kMasked>::Type;
             const int32_t pairs = (rows.n + 1) / 2;
             const int dimV = call_.headDimV;
-            const KvView& view = call_.value;
-            const int64_t head = HeadBytes(view);
-            constexpr int kChannels = 16;  // rows of C per call
-            const char* channels[kChannels];
-            int32_t requested = 0;
-            for (int c0 = 0; c0 < dimV; c0 += kChannels) {
-                const int count = dimV - c0 < kChannels ? dimV - c0 : kChannels;
-                const auto due = static_cast<int32_t>(int64_t{rows.next} * (c0 + count) / dimV);
-                for (; requested < due; ++requested)
-                    RequestRow(rows.nextValue[requested] + head, int64_t{view.headDim} * view.elementBytes);
-                for (int i = 0; i < count; ++i)
-                    channels[i] = reinterpret_cast<const char*>(valuePairs_ + S::PairPosition(c0 + i, dimV));
-                S::template PairProduct<true>(channels, int64_t{4} * dimV, count, weightPairs_, width_, pairs,
-                                              accT_ + int64_t{c0} * width_, width_, vectors_);
-            }
+            AccumulateByPairs(
+                rows, [dimV](int c) { return S::PairPosition(c, dimV); },
+                [&](const char* const* channels, int count, float* acc) {
+                    S::template PairProduct<true>(channels, int64_t{4} * dimV, count, weightPairs_, width_, pairs,
+                                                  acc, width_, vectors_);
+                });
         }
     }
 
-    // acc^T += V^T W for int8 QKV by int16 pair products of the value words (PackInt8Values) with the weight
-    // words (StepPairs), the int32 sums times each lane's output factor; each block of channels asks for its
-    // share of the next tile's value rows.
+    // acc^T += V^T W by `product(channels, count, acc)` over blocks of kChannels channels, channel c's value
+    // pairs at valuePairs_ + position(c); each block asks for its share of the next tile's value rows.
+    template <class Position, class Product>
+    void AccumulateByPairs(const TileRows& rows, Position position, Product product) {
+        constexpr int kChannels = 16;  // rows of C per call
+        const int dimV = call_.headDimV;
+        const KvView& view = call_.value;
+        const int64_t head = HeadBytes(view);
+        const char* channels[kChannels];
+        int32_t requested = 0;
+        for (int c0 = 0; c0 < dimV; c0 += kChannels) {
+            const int count = dimV - c0 < kChannels ? dimV - c0 : kChannels;
+            const auto due = static_cast<int32_t>(int64_t{rows.next} * (c0 + count) / dimV);
+            for (; requested < due; ++requested)
+                RequestRow(rows.nextValue[requested] + head, int64_t{view.headDim} * view.elementBytes);
+            for (int i = 0; i < count; ++i)
+                channels[i] = reinterpret_cast<const char*>(valuePairs_ + position(c0 + i));
+            product(channels, count, accT_ + int64_t{c0} * width_);
+        }
+    }
+
+    // acc^T += V^T W for int8 QKV by int16 pair products of the value words (PackInt8Values, channel order)
+    // with the weight words (StepPairs), the int32 sums times each lane's output factor.
     void Int16PairAccumulate(const TileRows& rows) {
         if constexpr (Simd::kInt16Values) {
             using S = typename DependentSimd<kMasked>::Type;
             const int32_t pairs = (rows.n + 1) / 2;
             const int dimV = call_.headDimV;
-            const int64_t head = HeadBytes(call_.value);
-            constexpr int kChannels = 16;  // rows of C per call
-            const char* channels[kChannels];
-            int32_t requested = 0;
-            for (int c0 = 0; c0 < dimV; c0 += kChannels) {
-                const int count = dimV - c0 < kChannels ? dimV - c0 : kChannels;
-                const auto due = static_cast<int32_t>(int64_t{rows.next} * (c0 + count) / dimV);
-                for (; requested < due; ++requested)
-                    RequestRow(rows.nextValue[requested] + head, dimV);
-                for (int i = 0; i < count; ++i)
-                    channels[i] = reinterpret_cast<const char*>(valuePairs_ + c0 + i);
-                S::template Int16PairProduct<true>(channels, int64_t{4} * dimV, count, weightPairs_, width_, pairs,
-                                                   Column(kColOutMul), accT_ + int64_t{c0} * width_, width_,
-                                                   vectors_);
-            }
+            AccumulateByPairs(
+                rows, [](int c) { return c; },
+                [&](const char* const* channels, int count, float* acc) {
+                    S::template Int16PairProduct<true>(channels, int64_t{4} * dimV, count, weightPairs_, width_,
+                                                       pairs, Column(kColOutMul), acc, width_, vectors_);
+                });
         }
     }
 
