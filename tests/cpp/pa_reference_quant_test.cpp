@@ -322,7 +322,7 @@ class PaQkvQuantTest : public testing::TestWithParam<QkvCase> {};
 TEST_P(PaQkvQuantTest, QuantisesPPerTileOf128Keys) {
     const QkvCase& qc = GetParam();
     std::mt19937_64 rng(650 + qc.heads + qc.mode);
-    PaLogical l = DecodeLogical(qc.heads, qc.kvHeads, qc.headDim, 16, {300, 129, 1, 128, 17}, ACL_INT8);
+    PaLogical l = DecodeLogical(qc.heads, qc.kvHeads, qc.headDim, 16, {301, 129, 1, 128, 17}, ACL_INT8);
     l.cacheDtype = ACL_INT8;
     if (qc.mla) {
         l.param.mlaVHeadSize = 32;
@@ -333,6 +333,9 @@ TEST_P(PaQkvQuantTest, QuantisesPPerTileOf128Keys) {
     l.param.maskType = Param::MASK_TYPE_NORM;
     l.param.qkScale = 0.4f;
     FillRandom(l, rng);
+    // Values over the whole int8 range, so that outputs reach the standard's relative scale (above 1).
+    for (std::vector<double>& values : l.values)
+        values = RandomValues(ACL_INT8, static_cast<int64_t>(values.size()), -127, 127, rng);
     const std::vector<double> kDescale = RandomValues(ACL_FLOAT, l.Heads(), 0.01, 5.0 / 127, rng);
     std::vector<double> vDescale = RandomValues(ACL_FLOAT, l.Heads(), -5.0 / 127, 5.0 / 127, rng);
     const std::vector<double> pScale = RandomValues(ACL_FLOAT, l.Heads(), 1, 127, rng);
@@ -340,8 +343,12 @@ TEST_P(PaQkvQuantTest, QuantisesPPerTileOf128Keys) {
     l.extra["vDescale"] = ValuesTensor(ACL_FLOAT, {l.Heads()}, vDescale);
     if (qc.mode == Param::TYPE_QUANT_QKV_OFFLINE)
         l.extra["pScale"] = ValuesTensor(ACL_FLOAT, {l.Heads()}, pScale);
-    const int64_t batch = 5, cols = 300;
-    const std::vector<double> m = RandomValues(qc.out, batch * cols, -3, 0, rng);
+    const int64_t batch = 5, cols = 301;
+    std::vector<double> m = RandomValues(qc.out, batch * cols, -3, 0, rng);
+    // The first sequence's rows weigh only its last 5 keys (the others' weights round to 0 in P), so that
+    // each of those keys moves the output well beyond the standard.
+    for (int64_t j = 0; j < cols - 5; ++j)
+        m[j] = -30.0;
     l.extra["mask"] = ValuesTensor(qc.out, {batch, 1, cols}, m);
     TestCall call = BuildCall(l, rng);
 
@@ -369,8 +376,9 @@ TEST_P(PaQkvQuantTest, QuantisesPPerTileOf128Keys) {
     ExpectCpuPaths(call, dv, MaxContext(l));
 }
 
-// The last two: wide groups, 40 and 36 query heads per kv head at head size 64, which cpu:avx512 runs in
-// columns over the 300 keys by int16 pair products (attention_columns.inl).
+// The last two: wide groups, 40 and 36 query heads per kv head at head size 64, which cpu:avx2 and cpu:avx512
+// run in columns over the 301 keys by int16 pair products (attention_columns.inl): an odd number of lane
+// vectors on cpu:avx2 (40 lanes: 5), an odd last tile (45 keys).
 INSTANTIATE_TEST_SUITE_P(Modes, PaQkvQuantTest,
                          testing::Values(QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_BF16, 8, 2, false},
                                          QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_FLOAT16, 3, 1, false},

@@ -132,7 +132,7 @@ class ColumnRunner : TaskRunner<kMasked> {
         const bool wide = itemLanes >= call.columnItemLanes &&
                           (itemLanes >= kColumnItemLanes || itemLanes % call.columnLaneMultiple == 0);
         const bool quant = call.quant != plan::QuantPolicy::Mode::kNone;
-        return kW >= 8 && (!quant || (Simd::kInt16Values && call.int8Pairs)) && wide &&
+        return kW >= 8 && (!quant || (Simd::kInt16Pairs && call.int8Pairs)) && wide &&
                (task.kvEnd - task.kvBegin >= kColumnMinKeys || call.dimPad > kRowMaxDim);
     }
 
@@ -440,7 +440,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     // S^T of int8 QKV by int16 pair products of the int16 query pairs with each key row widened to int16 (in
     // keys_, free until the tile's values), times each lane's query factor as PairScores' raw dots.
     void Int16PairScores(const TileRows& rows) {
-        if constexpr (Simd::kInt16Values) {
+        if constexpr (Simd::kInt16Pairs) {
             using S = typename DependentSimd<kMasked>::Type;
             const int64_t head = HeadBytes(call_.key);
             auto* words = reinterpret_cast<int16_t*>(keys_);
@@ -461,7 +461,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     // The tile's int8 value rows as the words of keys 2p and 2p + 1 per channel (valuePairs_ [n / 2][dimV],
     // channel order), an odd last key paired with 0.
     void PackInt8Values(const TileRows& rows) {
-        if constexpr (Simd::kInt16Values) {
+        if constexpr (Simd::kInt16Pairs) {
             using S = typename DependentSimd<kMasked>::Type;
             const int64_t head = HeadBytes(call_.value);
             const auto row = [&rows, head](int32_t t) {
@@ -652,7 +652,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     // weightPairs_ (an odd last key paired with 0), each lane's output factor in kColOutMul. The sums keep the
     // weights before, as the reference's do.
     void StepPairs(int32_t n) {
-        if constexpr (Simd::kInt16Values) {
+        if constexpr (Simd::kInt16Pairs) {
             using S = typename DependentSimd<kMasked>::Type;
             float* weightMul = Column(kColWeightMul);
             float* outMul = Column(kColOutMul);
@@ -819,7 +819,7 @@ class ColumnRunner : TaskRunner<kMasked> {
     // acc^T += V^T W for int8 QKV by int16 pair products of the value words (PackInt8Values, channel order)
     // with the weight words (StepPairs), the int32 sums times each lane's output factor.
     void Int16PairAccumulate(const TileRows& rows) {
-        if constexpr (Simd::kInt16Values) {
+        if constexpr (Simd::kInt16Pairs) {
             using S = typename DependentSimd<kMasked>::Type;
             const int32_t pairs = (rows.n + 1) / 2;
             const int dimV = call_.headDimV;

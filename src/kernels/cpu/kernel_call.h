@@ -289,8 +289,8 @@ struct KernelCall {
     // the flag where the CPU lacks AVX512-VNNI.
     bool int8PV = false;
     // The column runner may take int8 QKV items by int16 pair products, both Q.K and P.V (its weights as
-    // their integer steps): int8Dots' keys and int8 values of contiguous channels without a scale. cpu:avx512
-    // only (Simd::kInt16Values), which clears the flag where the CPU lacks AVX512-VNNI.
+    // their integer steps): int8Dots' keys and int8 values of contiguous channels without a scale. cpu:avx2
+    // (VPMADDWD) and cpu:avx512 (Simd::kInt16Pairs), which clears the flag where the CPU lacks AVX512-VNNI.
     bool int8Pairs = false;
     // Items of this many lanes or more run in the column runner: kColumnItemLanes, or kMinColumnItemLanes
     // where the path sets it: cpu:avx512 where bf16Dots holds (its dot products pay for the columns from one

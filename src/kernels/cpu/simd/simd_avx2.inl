@@ -167,6 +167,8 @@ struct Simd {
     static constexpr bool kInt16Dots = true;
     // int8 values' P.V stays on fp32 FMAs: by VPMADDWD it ran 1.02-1.08x their time on GQA decode (BENCHMARKS.md).
     static constexpr bool kInt16Values = false;
+    // int8 QKV in the column runner by int16 pair products (VPMADDWD), below.
+    static constexpr bool kInt16Pairs = true;
 
     // out[c] = x[c] * factor rounded to the nearest integer (ties to even), for c < n, n a multiple of 8; the
     // products lie within the int16 range.
@@ -228,5 +230,102 @@ struct Simd {
             for (int i = 0; i < NK; ++i)
                 a[l][i] = _mm256_cvtepi32_ps(sum[l][i]);
         }
+    }
+
+    // Int16 pair products (int8 QKV in the column runner): C[i][v] (=, or with kAddC += times `scale`'s lanes:
+    // each lane's P.V output factor) the int32 sum over p < pairs of the word p of A's row i (two int16: a
+    // key's channel pair, or a channel's values of two keys) times B's lane words (query channel pairs, or
+    // integer weights of two keys), `ldb` words apart. VPMADDWD adds the two exact products, VPADDD that to the
+    // sum: exact for int8 QKV's dots (at most 4096 channels of at most 2^14) and P.V tiles (128 keys of weights
+    // and values of at most 128). The integer additions have no latency to hide, so blocks of 4 rows x 2
+    // vectors or 8 x 1 keep VPMADDWD's two ports busy (GCC 12 spilled the sums of blocks of 6 x 2 at each step).
+    template <int NI, int NV, bool kAddC>
+    __attribute__((always_inline)) static inline void Int16PairBlock(const char* const* rows, int64_t pairStride,
+                                                                     const uint32_t* b, int64_t ldb, int32_t pairs,
+                                                                     const float* scale, float* c, int64_t ldc) {
+        __m256i acc[NI][NV];
+        for (int i = 0; i < NI; ++i) {
+            for (int v = 0; v < NV; ++v)
+                acc[i][v] = _mm256_setzero_si256();
+        }
+        int32_t p = 0;
+        do {
+            __m256i row[NV];
+            for (int v = 0; v < NV; ++v)
+                row[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + p * ldb + v * 8));
+            for (int i = 0; i < NI; ++i) {
+                int32_t pair;
+                __builtin_memcpy(&pair, rows[i] + p * pairStride, sizeof(pair));
+                const __m256i x = _mm256_set1_epi32(pair);
+                for (int v = 0; v < NV; ++v)
+                    acc[i][v] = _mm256_add_epi32(acc[i][v], _mm256_madd_epi16(x, row[v]));
+            }
+        } while (++p < pairs);
+        for (int i = 0; i < NI; ++i) {
+            for (int v = 0; v < NV; ++v) {
+                float* out = c + i * ldc + v * 8;
+                const V sum = _mm256_cvtepi32_ps(acc[i][v]);
+                _mm256_storeu_ps(out, kAddC ? _mm256_fmadd_ps(sum, _mm256_loadu_ps(scale + v * 8), _mm256_loadu_ps(out))
+                                            : sum);
+            }
+        }
+    }
+
+    // Rows [0, n) of C over NV vectors (Int16PairBlock), the last rows in blocks of 2 and 1.
+    template <int NV, bool kAddC>
+    static void Int16PairRows(const char* const* rows, int64_t pairStride, int32_t n, const uint32_t* b, int64_t ldb,
+                              int32_t pairs, const float* scale, float* c, int64_t ldc) {
+        constexpr int kRows = NV == 1 ? 8 : 4;
+        int32_t i = 0;
+        for (; i + kRows <= n; i += kRows)
+            Int16PairBlock<kRows, NV, kAddC>(rows + i, pairStride, b, ldb, pairs, scale, c + i * ldc, ldc);
+        for (; i + 2 <= n; i += 2)
+            Int16PairBlock<2, NV, kAddC>(rows + i, pairStride, b, ldb, pairs, scale, c + i * ldc, ldc);
+        if (i < n) Int16PairBlock<1, NV, kAddC>(rows + i, pairStride, b, ldb, pairs, scale, c + i * ldc, ldc);
+    }
+
+    // Rows [0, n) of C over `vectors` vectors of lanes, in groups of at most 2 vectors.
+    template <bool kAddC>
+    static void Int16PairProduct(const char* const* rows, int64_t pairStride, int32_t n, const uint32_t* b,
+                                 int64_t ldb, int32_t pairs, const float* scale, float* c, int64_t ldc, int vectors) {
+        int v0 = 0;
+        for (; v0 + 2 <= vectors; v0 += 2)
+            Int16PairRows<2, kAddC>(rows, pairStride, n, b + v0 * 8, ldb, pairs, kAddC ? scale + v0 * 8 : nullptr,
+                                    c + v0 * 8, ldc);
+        if (v0 < vectors)
+            Int16PairRows<1, kAddC>(rows, pairStride, n, b + v0 * 8, ldb, pairs, kAddC ? scale + v0 * 8 : nullptr,
+                                    c + v0 * 8, ldc);
+    }
+
+    // out[c] = in[c] as int16 for c < n, a multiple of 16.
+    static void Int8ToInt16(const int8_t* in, int n, int16_t* out) {
+        for (int c = 0; c < n; c += 16)
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c),
+                                _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + c))));
+    }
+
+    // out[c] = the word a[c] | b[c] << 16 of two int8 rows as int16 (b null: 0), c < n, in channel order.
+    static void Int8PairRow(const int8_t* a, const int8_t* b, int n, uint32_t* out) {
+        const __m256i low = _mm256_set1_epi32(0xFFFF);
+        int c = 0;
+        for (; c + 8 <= n; c += 8) {
+            const __m256i first = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + c)));
+            const __m256i second =
+                b != nullptr ? _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + c)))
+                             : _mm256_setzero_si256();
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c),
+                                _mm256_or_si256(_mm256_and_si256(first, low), _mm256_slli_epi32(second, 16)));
+        }
+        for (; c < n; ++c) {
+            const auto high = b != nullptr ? static_cast<uint32_t>(static_cast<uint16_t>(b[c])) << 16 : 0u;
+            out[c] = static_cast<uint16_t>(a[c]) | high;
+        }
+    }
+
+    // out[i] = the word first[i] | second[i] << 16 of two vectors of integer-valued floats within int16.
+    static void StoreInt16Pairs(V first, V second, uint32_t* out) {
+        const __m256i low = _mm256_and_si256(_mm256_cvtps_epi32(first), _mm256_set1_epi32(0xFFFF));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                            _mm256_or_si256(low, _mm256_slli_epi32(_mm256_cvtps_epi32(second), 16)));
     }
 };

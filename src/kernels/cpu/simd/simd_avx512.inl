@@ -195,6 +195,8 @@ struct Simd {
     static constexpr bool kInt16Dots = true;
     // int8 values' P.V by int16 dot products (AVX512-VNNI), below.
     static constexpr bool kInt16Values = true;
+    // int8 QKV in the column runner by int16 pair products (AVX512-VNNI), below.
+    static constexpr bool kInt16Pairs = true;
 
     // out[c] = x[c] * factor rounded to the nearest integer (ties to even), for c < n, n a multiple of 16; the
     // products lie within the int16 range.

@@ -71,4 +71,5 @@ struct Simd {
     static constexpr bool kBf16Dots = false;  // no bf16 dot products on this path
     static constexpr bool kInt16Dots = false;  // no int16 dot products on this path
     static constexpr bool kInt16Values = false;
+    static constexpr bool kInt16Pairs = false;
 };
