@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "core/float16.h"
 #include "plan/element.h"
@@ -272,12 +273,13 @@ struct QkvCase {
     int32_t heads, kvHeads;
     bool mla;
     int32_t headDim = 48;
+    int32_t mlaHeadDimV = 32;
 };
 
 void PrintTo(const QkvCase& c, std::ostream* out) {
     *out << (c.mode == Param::TYPE_QUANT_QKV_ONLINE ? "online" : "offline")
          << (c.out == ACL_BF16 ? "_bf16" : "_fp16") << "_H" << c.heads << "_Hk" << c.kvHeads
-         << (c.mla ? "_mla" : "") << "_D" << c.headDim;
+         << (c.mla ? "_mla" + std::to_string(c.mlaHeadDimV) : "") << "_D" << c.headDim;
 }
 
 // One (row, head): S_j = (q8 . K8_j) * kDescale[h] * tor + mask_j; online softmax over tiles of 128 keys,
@@ -325,8 +327,8 @@ TEST_P(PaQkvQuantTest, QuantisesPPerTileOf128Keys) {
     PaLogical l = DecodeLogical(qc.heads, qc.kvHeads, qc.headDim, 16, {301, 129, 1, 128, 17}, ACL_INT8);
     l.cacheDtype = ACL_INT8;
     if (qc.mla) {
-        l.param.mlaVHeadSize = 32;
-        l.headDimV = 32;
+        l.param.mlaVHeadSize = qc.mlaHeadDimV;
+        l.headDimV = qc.mlaHeadDimV;
     }
     l.param.quantType = qc.mode;
     l.param.outDataType = qc.out;
@@ -376,9 +378,9 @@ TEST_P(PaQkvQuantTest, QuantisesPPerTileOf128Keys) {
     ExpectCpuPaths(call, dv, MaxContext(l));
 }
 
-// The last two: wide groups, 40 and 36 query heads per kv head at head size 64, which cpu:avx2 and cpu:avx512
-// run in columns over the 301 keys by int16 pair products (attention_columns.inl): an odd number of lane
-// vectors on cpu:avx2 (40 lanes: 5), an odd last tile (45 keys).
+// The last three: wide groups, 40 and 36 query heads per kv head at head size 64 and MLA's 576/512, which
+// cpu:avx2 and cpu:avx512 run in columns over the 301 keys by int16 pair products (attention_columns.inl): an
+// odd number of lane vectors on cpu:avx2 (40 lanes: 5), an odd last tile (45 keys).
 INSTANTIATE_TEST_SUITE_P(Modes, PaQkvQuantTest,
                          testing::Values(QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_BF16, 8, 2, false},
                                          QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_FLOAT16, 3, 1, false},
@@ -386,7 +388,9 @@ INSTANTIATE_TEST_SUITE_P(Modes, PaQkvQuantTest,
                                          QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_BF16, 4, 1, true},
                                          QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_BF16, 5, 1, true},
                                          QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_FLOAT16, 40, 1, false, 64},
-                                         QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_BF16, 36, 1, true, 64}),
+                                         QkvCase{Param::TYPE_QUANT_QKV_OFFLINE, ACL_BF16, 36, 1, true, 64},
+                                         QkvCase{Param::TYPE_QUANT_QKV_ONLINE, ACL_FLOAT16, 36, 1, true, 576,
+                                                 512}),
                          testing::PrintToStringParamName());
 
 }  // namespace
