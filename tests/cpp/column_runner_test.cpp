@@ -379,6 +379,36 @@ TEST_P(ColumnRunnerTest, Int8QkvPrefillsMeetThePrecisionStandard) {
     }
 }
 
+// An int8 QKV decode step of 36 query heads on one kv head (MLA-like wide lanes, in columns on cpu:avx2 and
+// cpu:avx512) over 4097 and 1500 keys, which the schedule splits into key chunks merged in a fixed order.
+TEST_P(ColumnRunnerTest,
+       Int8QkvDecodeOverSeveralChunksMeetsTheStandardWithIdenticalBitsOnOneTwoAndThreeThreads) {
+    PaParam param;
+    param.headNum = 36;
+    param.kvHeadNum = 1;
+    param.qkScale = 0.125f;
+    param.quantType = PaParam::TYPE_QUANT_QKV_ONLINE;
+    param.outDataType = ACL_BF16;
+    PaShape shape;
+    shape.headSize = 64;
+    shape.contextLens = {4097, 1500};
+    shape.dtype = ACL_INT8;
+    TestCall call = MakePaCall(param, shape);
+    ExpectMeetsTheStandard(call, 64, 4097);
+    ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
+}
+
+TEST_P(ColumnRunnerTest, Int8QkvPrefillsMeetTheStandardWithIdenticalBitsOnOneTwoAndThreeThreads) {
+    SaParam p = Encoder(SaParam::MASK_TYPE_NORM_COMPRESS);
+    p.isTriuMask = 1;
+    p.quantType = SaParam::TYPE_QUANT_QKV_OFFLINE;
+    p.outDataType = ACL_FLOAT16;
+    TestCall call = MakeSaCall(p, MakeSaShape(128, {301, 129, 1}, ACL_FLOAT16));
+    UseModelMaskTile(call);
+    ExpectMeetsTheStandard(call, 128, 301);
+    ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
+}
+
 // int8 QKV OFFLINE with a head's pScale 0: its weights of 0 have no step (0 times 1 / 0), so the reference's
 // outputs of that head's rows are NaN, the other heads' finite; a path must not round the missing steps to 0.
 TEST_P(ColumnRunnerTest, Int8QkvWeightsWithoutAStepGiveTheReferencesClasses) {
