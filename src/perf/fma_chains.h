@@ -11,8 +11,9 @@ namespace atbx::perf {
 double RunFmaChainsBaseline(int64_t rounds);
 double RunFmaChainsAvx2(int64_t rounds);
 double RunFmaChainsAvx512(int64_t rounds);
-double RunBf16DotChains(int64_t rounds);   // VDPBF16PS: 4 FLOPs per fp32 lane and instruction
-double RunInt16DotChains(int64_t rounds);  // VPDPWSSD: 4 operations per int32 lane and instruction
+double RunBf16DotChains(int64_t rounds);        // VDPBF16PS: 4 FLOPs per fp32 lane and instruction
+double RunInt16DotChains(int64_t rounds);       // VPDPWSSD: 4 operations per int32 lane and instruction
+double RunInt16PairChainsAvx2(int64_t rounds);  // VPMADDWD + VPADDD: 4 operations per int32 lane and pair
 
 }  // namespace atbx::perf
 

@@ -79,6 +79,11 @@ std::optional<double> MeasureInt16DotPeak(int threads, int repeats) {
     return BestRate(RunInt16DotChains, kRounds, threads, repeats);
 }
 
+std::optional<double> MeasureInt16PairPeak(int threads, int repeats) {
+    if (!Available(VectorPath::kAvx2)) return std::nullopt;
+    return BestRate(RunInt16PairChainsAvx2, kRounds, threads, repeats);
+}
+
 VectorPath WidestVectorPath() {
     const core::CpuFeatures& features = core::HostCpu();
     if (features.avx512f && features.avx512bw && features.avx512vl) return VectorPath::kAvx512;

@@ -36,6 +36,12 @@ std::optional<double> MeasureBf16DotPeak(int threads, int repeats);
 // has them) on `threads` threads, best of `repeats`; nothing when the CPU lacks AVX512-VNNI.
 std::optional<double> MeasureInt16DotPeak(int threads, int repeats);
 
+// Operations per second (a multiply-add counts 2) of AVX2 int16 pair products (VPMADDWD adds two int16
+// products into each int32 lane, VPADDD that to a sum: what cpu:avx2 takes the Q.K of int8 keys, and both
+// products of int8 QKV in columns, with) on `threads` threads, best of `repeats`; nothing when the CPU lacks
+// AVX2.
+std::optional<double> MeasureInt16PairPeak(int threads, int repeats);
+
 // The widest path this CPU has.
 VectorPath WidestVectorPath();
 

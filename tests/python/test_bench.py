@@ -20,7 +20,7 @@ import pytest
 # Small buffers and short timing: these tests check the harness, not the machine.
 FAST = ["--smoke", "--threads", "1", "--ceiling-mib", "16", "--cold-mib", "1", "--row-seconds", "0.02"]
 MACHINE_KEYS = {"cpu", "isa", "threads", "read_gbs", "fma_gflops", "amx_gflops", "bf16_dot_gflops", "int16_dot_gflops",
-                "pages", "transparent_huge_pages"}
+                "int16_pair_gflops", "pages", "transparent_huge_pages"}
 ROW_KEYS = {"op", "shape", "dtype", "kernel", "threads", "cold", "ms", "setup_ms", "kv_gbs", "gflops",
             "roofline_pct", "ceiling_gbs", "peak_gflops", "peer"}
 ELEMENT_BYTES = {"fp16": 2, "bf16": 2, "int8": 1}
@@ -107,7 +107,8 @@ def prefill_work(row):
 
 def expected_peak(machine, row):
     """The compute ceiling a row's kernel runs against: AMX for AMX kernels; on cpu:avx512 the dot products the
-    kernel takes bf16 and int8 rows on, where the CPU has them; else the FMA peak of the kernel's vector path."""
+    kernel takes bf16 and int8 rows on, where the CPU has them; on cpu:avx2 int8 rows the higher of its FMA peak
+    and the int16 pair peak; else the FMA peak of the kernel's vector path."""
     kernel, dtype = row["kernel"], row["dtype"]
     if "amx" in kernel and machine["amx_gflops"] is not None:
         return machine["amx_gflops"]
@@ -116,6 +117,8 @@ def expected_peak(machine, row):
         return machine["bf16_dot_gflops"]
     if path == "avx512" and dtype == "int8" and machine["int16_dot_gflops"] is not None:
         return machine["int16_dot_gflops"]
+    if path == "avx2" and dtype == "int8" and machine["int16_pair_gflops"] is not None:
+        return max(machine["fma_gflops_by_path"][path], machine["int16_pair_gflops"])
     return machine["fma_gflops_by_path"][path]
 
 
@@ -123,7 +126,8 @@ def check_measurements(machine):
     """The ceilings were measured before and after the rows, and the rows are compared with the higher of
     each."""
     first, second = machine["measurements"]
-    for key in ("read_gbs", "copy_gbs", "fma_gflops", "amx_gflops", "bf16_dot_gflops", "int16_dot_gflops"):
+    for key in ("read_gbs", "copy_gbs", "fma_gflops", "amx_gflops", "bf16_dot_gflops", "int16_dot_gflops",
+                "int16_pair_gflops"):
         values = [m[key] for m in (first, second) if m[key] is not None]
         assert machine[key] == (max(values) if values else None), key
     for path, peak in machine["fma_gflops_by_path"].items():
@@ -138,6 +142,7 @@ def check_document(doc, work):
     assert machine["amx_gflops"] is None or machine["amx_gflops"] > 0
     assert machine["bf16_dot_gflops"] is None or machine["bf16_dot_gflops"] > 0
     assert machine["int16_dot_gflops"] is None or machine["int16_dot_gflops"] > 0
+    assert machine["int16_pair_gflops"] is None or machine["int16_pair_gflops"] > 0
     assert machine["transparent_huge_pages"] in {"always", "madvise", "never", "unknown"}
     check_measurements(machine)
     assert doc["rows"], doc.get("skipped")

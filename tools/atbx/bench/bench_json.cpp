@@ -18,7 +18,8 @@ nlohmann::json CeilingsJson(const MachineCeilings& m) {
             {"fma_gflops_by_path", byPath},
             {"amx_gflops", Giga(m.amxBf16FlopsPerSecond)},
             {"bf16_dot_gflops", Giga(m.bf16DotFlopsPerSecond)},
-            {"int16_dot_gflops", Giga(m.int16DotFlopsPerSecond)}};
+            {"int16_dot_gflops", Giga(m.int16DotFlopsPerSecond)},
+            {"int16_pair_gflops", Giga(m.int16PairFlopsPerSecond)}};
 }
 
 nlohmann::json MachineJson(const MachineCeilings& m, const std::vector<MachineCeilings>& measurements) {

@@ -1,8 +1,8 @@
 // The JSON document of `atbx bench --json FILE`:
 // {"machine": {"cpu", "isa", "threads", "read_gbs", "copy_gbs", "fma_gflops", "fma_gflops_by_path",
-//              "amx_gflops"|null, "bf16_dot_gflops"|null, "int16_dot_gflops"|null, "llc_bytes",
-//              "buffer_bytes", "pages", "transparent_huge_pages", "measurements": [each measurement's
-//              {"read_gbs" ... "int16_dot_gflops"}]},
+//              "amx_gflops"|null, "bf16_dot_gflops"|null, "int16_dot_gflops"|null,
+//              "int16_pair_gflops"|null, "llc_bytes", "buffer_bytes", "pages", "transparent_huge_pages",
+//              "measurements": [each measurement's {"read_gbs" ... "int16_pair_gflops"}]},
 //  "rows": [{"op", "shape", "dtype", "kernel", "threads", "cold", "layers", "rotated_bytes", "ms",
 //  "kv_bytes", "bytes", "flops",
 //            "kv_gbs", "gflops", "roofline_pct", "limit", "ceiling_gbs", "peak_gflops",

@@ -50,6 +50,8 @@ void PrintCeilings(std::ostream& out, const MachineCeilings& m, std::string_view
         out << ", fp32 FMA " << perf::VectorPathName(path) << ' ' << peak / 1e9 << " GFLOP/s";
     if (m.bf16DotFlopsPerSecond) out << ", bf16 dot avx512 " << *m.bf16DotFlopsPerSecond / 1e9 << " GFLOP/s";
     if (m.int16DotFlopsPerSecond) out << ", int16 dot avx512 " << *m.int16DotFlopsPerSecond / 1e9 << " GOP/s";
+    if (m.int16PairFlopsPerSecond)
+        out << ", int16 pairs avx2 " << *m.int16PairFlopsPerSecond / 1e9 << " GOP/s";
     out << ", AMX bf16 ";
     if (m.amxBf16FlopsPerSecond) {
         out << *m.amxBf16FlopsPerSecond / 1e9 << " GFLOP/s\n";

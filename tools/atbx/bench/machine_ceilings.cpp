@@ -36,6 +36,8 @@ double MachineCeilings::PeakOfKernel(const std::string& kernelName, const std::s
         return *bf16DotFlopsPerSecond;
     if (vectorPath == perf::VectorPath::kAvx512 && dtype == "int8" && int16DotFlopsPerSecond)
         return *int16DotFlopsPerSecond;
+    if (vectorPath == perf::VectorPath::kAvx2 && dtype == "int8" && int16PairFlopsPerSecond)
+        return std::max(fma, *int16PairFlopsPerSecond);
     return fma;
 }
 
@@ -57,6 +59,7 @@ MachineCeilings MeasureMachineCeilings(int threads, int64_t bufferBytes, perf::P
     }
     c.bf16DotFlopsPerSecond = perf::MeasureBf16DotPeak(c.threads, repeats);
     c.int16DotFlopsPerSecond = perf::MeasureInt16DotPeak(c.threads, repeats);
+    c.int16PairFlopsPerSecond = perf::MeasureInt16PairPeak(c.threads, repeats);
     c.amxBf16FlopsPerSecond = perf::MeasureAmxBf16Peak(c.threads, repeats);
     return c;
 }
@@ -80,6 +83,7 @@ MachineCeilings HigherCeilings(MachineCeilings first, const MachineCeilings& sec
     first.amxBf16FlopsPerSecond = Higher(first.amxBf16FlopsPerSecond, second.amxBf16FlopsPerSecond);
     first.bf16DotFlopsPerSecond = Higher(first.bf16DotFlopsPerSecond, second.bf16DotFlopsPerSecond);
     first.int16DotFlopsPerSecond = Higher(first.int16DotFlopsPerSecond, second.int16DotFlopsPerSecond);
+    first.int16PairFlopsPerSecond = Higher(first.int16PairFlopsPerSecond, second.int16PairFlopsPerSecond);
     return first;
 }
 

@@ -27,8 +27,9 @@ struct MachineCeilings {
     double copyBytesPerSecond = 0.0;                       // bytes read plus bytes written
     std::map<perf::VectorPath, double> fmaFlopsPerSecond;  // every path the CPU has
     std::optional<double> amxBf16FlopsPerSecond;
-    std::optional<double> bf16DotFlopsPerSecond;   // AVX512-BF16 dot products (cpu:avx512's bf16 Q.K)
-    std::optional<double> int16DotFlopsPerSecond;  // AVX512-VNNI int16 dots (cpu:avx512's int8 Q.K and P.V)
+    std::optional<double> bf16DotFlopsPerSecond;    // AVX512-BF16 dot products (cpu:avx512's bf16 Q.K)
+    std::optional<double> int16DotFlopsPerSecond;   // AVX512-VNNI int16 dots (cpu:avx512's int8 Q.K and P.V)
+    std::optional<double> int16PairFlopsPerSecond;  // AVX2 int16 pairs (cpu:avx2's int8 Q.K, int8 QKV P.V)
 
     double WidestFmaPeak() const;
     // The compute ceiling of a kernel on rows of `dtype`: its vector path's FMA peak, or the AMX peak for an
@@ -38,7 +39,9 @@ struct MachineCeilings {
     // their % of this ceiling understates what their fp32 FMAs reach. int8 rows on cpu:avx512 where the CPU
     // has AVX512-VNNI: the int16 dot peak, at which the row runner takes the Q.K of int8 keys and the P.V of
     // int8 values for items of 3 lanes or more (one-lane MHA items take P.V on fp32 FMAs, and are bound by
-    // memory).
+    // memory). int8 rows on cpu:avx2: the higher of its FMA peak and the int16 pair peak, at which it takes
+    // the Q.K of int8 keys, and both products of int8 QKV items in columns (the P.V of int8 caches runs on
+    // fp32 FMAs, so a decode row's % of that ceiling understates where the pairs' peak is the higher).
     double PeakOfKernel(const std::string& kernelName, const std::string& dtype) const;
 };
 
