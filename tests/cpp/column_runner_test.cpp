@@ -364,17 +364,23 @@ TEST_P(ColumnRunnerTest, RawDotsBeyondFloatRangeMeetThePrecisionStandard) {
     ExpectMeetsTheStandard(call, 128, 300);
 }
 
+// A causal int8 QKV prefill of the given lengths (the model's mask tile), queries and outputs of `out`.
+TestCall Int8QkvPrefill(SaParam::QuantType quant, aclDataType out, std::vector<int32_t> lengths) {
+    SaParam p = Encoder(SaParam::MASK_TYPE_NORM_COMPRESS);
+    p.isTriuMask = 1;
+    p.quantType = quant;
+    p.outDataType = out;
+    TestCall call = MakeSaCall(p, MakeSaShape(128, std::move(lengths), out));
+    UseModelMaskTile(call);
+    return call;
+}
+
 // int8 QKV prefills (on cpu:avx2 and cpu:avx512 by int16 pair products in columns; an odd last tile of 45
 // keys), both P quantisations, causal.
 TEST_P(ColumnRunnerTest, Int8QkvPrefillsMeetThePrecisionStandard) {
     for (const auto quant : {SaParam::TYPE_QUANT_QKV_ONLINE, SaParam::TYPE_QUANT_QKV_OFFLINE}) {
         SCOPED_TRACE(quant == SaParam::TYPE_QUANT_QKV_ONLINE ? "online" : "offline");
-        SaParam p = Encoder(SaParam::MASK_TYPE_NORM_COMPRESS);
-        p.isTriuMask = 1;
-        p.quantType = quant;
-        p.outDataType = ACL_BF16;
-        TestCall call = MakeSaCall(p, MakeSaShape(128, {301, 129, 1}, ACL_BF16));
-        UseModelMaskTile(call);
+        TestCall call = Int8QkvPrefill(quant, ACL_BF16, {301, 129, 1});
         ExpectMeetsTheStandard(call, 128, 301);
     }
 }
@@ -399,12 +405,7 @@ TEST_P(ColumnRunnerTest,
 }
 
 TEST_P(ColumnRunnerTest, Int8QkvPrefillsMeetTheStandardWithIdenticalBitsOnOneTwoAndThreeThreads) {
-    SaParam p = Encoder(SaParam::MASK_TYPE_NORM_COMPRESS);
-    p.isTriuMask = 1;
-    p.quantType = SaParam::TYPE_QUANT_QKV_OFFLINE;
-    p.outDataType = ACL_FLOAT16;
-    TestCall call = MakeSaCall(p, MakeSaShape(128, {301, 129, 1}, ACL_FLOAT16));
-    UseModelMaskTile(call);
+    TestCall call = Int8QkvPrefill(SaParam::TYPE_QUANT_QKV_OFFLINE, ACL_FLOAT16, {301, 129, 1});
     ExpectMeetsTheStandard(call, 128, 301);
     ExpectIdenticalBitsOnOneTwoAndThreeThreads(call, Path());
 }
@@ -412,12 +413,7 @@ TEST_P(ColumnRunnerTest, Int8QkvPrefillsMeetTheStandardWithIdenticalBitsOnOneTwo
 // int8 QKV OFFLINE with a head's pScale 0: its weights of 0 have no step (0 times 1 / 0), so the reference's
 // outputs of that head's rows are NaN, the other heads' finite; a path must not round the missing steps to 0.
 TEST_P(ColumnRunnerTest, Int8QkvWeightsWithoutAStepGiveTheReferencesClasses) {
-    SaParam p = Encoder(SaParam::MASK_TYPE_NORM_COMPRESS);
-    p.isTriuMask = 1;
-    p.quantType = SaParam::TYPE_QUANT_QKV_OFFLINE;
-    p.outDataType = ACL_FLOAT16;
-    TestCall call = MakeSaCall(p, MakeSaShape(128, {300}, ACL_FLOAT16));
-    UseModelMaskTile(call);
+    TestCall call = Int8QkvPrefill(SaParam::TYPE_QUANT_QKV_OFFLINE, ACL_FLOAT16, {300});
     SetElement(call.In("pScale"), 0, 0.0);
     ExpectTheReferencesClasses(call, Path());
 }
