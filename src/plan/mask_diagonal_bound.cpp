@@ -113,12 +113,12 @@ template <class Bits, class ToFloat>
 void ScanSpan(const TensorMask& m, const MaskRowSpan& span, Bits infinity, ToFloat toFloat, Found& found) {
     constexpr int64_t kRowsAhead = 2;
     const auto* data = static_cast<const Bits*>(m.data);
+    const auto reads = [&span](int64_t i) {  // whether row i's own key is among the span's, keys after it
+        const int64_t p = span.prefix + i;
+        return p >= span.kvBegin && p + 1 < span.kvEnd;
+    };
     for (int64_t h = span.headBegin; h < span.headBegin + span.heads; ++h) {
         const Bits* head = data + span.batch * m.batchStride + h * m.headStride + span.row0 * m.rowStride;
-        const auto reads = [&span](int64_t i) {
-            const int64_t p = span.prefix + i;
-            return p >= span.kvBegin && p + 1 < span.kvEnd;
-        };
         for (int64_t i = -kRowsAhead; i < span.rows; ++i) {
             const int64_t ahead = i + kRowsAhead;
             if (ahead < span.rows && reads(ahead))
